@@ -1,0 +1,58 @@
+# Two commands (see README):  make run  |  make test
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+PORT   ?= 8501
+
+.PHONY: run test setup setup-dev index lint format browser-deps bench clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
+	$(PIP) install --quiet -r requirements-dev.txt
+	touch $@
+
+setup: $(VENV)/.installed
+
+setup-dev: $(VENV)/.installed-dev
+
+## Build the default indexes (offline, with progress), then serve the app.
+run: setup
+	$(PY) -m core index runbooks
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) \
+		--browser.gatherUsageStats false
+
+index: setup
+	$(PY) -m core index runbooks
+
+## Chromium from Debian's packages for the browser test (Playwright drives it; no download).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update >/dev/null && $$SUDO apt-get install -y --no-install-recommends chromium; }; }
+
+## Set up and run the whole test suite (lint included).
+test: setup-dev browser-deps
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) -m pytest
+
+lint: setup-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup-dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: setup-dev
+	$(PY) -m bench.retrieval
+
+clean:
+	rm -rf chroma_db logs indexes state .pytest_cache

@@ -1,0 +1,142 @@
+"""The command line: ``python -m core <command>``.
+
+Commands:
+  index runbooks [--data DIR]      build or update the runbook indexes (incremental)
+  search "QUERY" [--k N] [--fusion weighted|rrf] [--weights KW,SEM,GRAPH] [--json]
+
+Errors print a Japanese message on stderr and exit non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from core.errors import WorkbenchError
+
+
+def _progress_bar(desc: str):
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, desc=desc, unit="件", dynamic_ncols=True, file=sys.stderr)
+
+    def update(done: int, total: int, message: str) -> None:
+        if bar.total != total:
+            bar.reset(total=total)
+        bar.n = done
+        bar.set_postfix_str(message[-40:], refresh=False)
+        bar.refresh()
+
+    return bar, update
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from core.runbooks import index_runbooks
+    from core.settings import get_settings
+
+    settings = get_settings()
+    bar, update = _progress_bar("索引")
+    try:
+        report = index_runbooks(settings, args.data, progress=update, check_allowed=False)
+    finally:
+        bar.close()
+    for name, message in report.skipped:
+        print(f"スキップ: {name}: {message}", file=sys.stderr)
+    print(report.summary_ja())
+    return 0
+
+
+def _weights(text: str | None) -> dict[str, float] | None:
+    if not text:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 3:
+        raise WorkbenchError(
+            "--weights は KW,SEM,GRAPH の3つの数値で指定してください（例: 0.4,0.6,0）。"
+        )
+    try:
+        kw, sem, graph = (float(p) for p in parts)
+    except ValueError as exc:
+        raise WorkbenchError("--weights には数値を指定してください（例: 0.4,0.6,0）。") from exc
+    return {"keyword": kw, "semantic": sem, "graph": graph}
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from core.runbooks import search_runbooks
+    from core.settings import get_settings
+
+    outcome = search_runbooks(
+        get_settings(),
+        args.query,
+        limit=args.k,
+        fusion=args.fusion,
+        weights=_weights(args.weights),
+        data=args.data,
+        min_relevance=args.min_relevance,
+    )
+    if args.json:
+        print(
+            json.dumps(
+                outcome.result.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2
+            )
+        )
+        return 0
+    if not outcome.hits:
+        print("該当する結果はありませんでした。")
+        return 0
+    for rank, hit in enumerate(outcome.hits, start=1):
+        c = hit.chunk
+        print(
+            f"[{rank}] {c.source} > {c.heading or c.title}  スコア {hit.score:.3f}"
+            f" (BM25 {hit.raw['bm25']:.2f} / cos {hit.raw['cosine']:.3f} / graph {hit.raw['graph']:.2f})"
+        )
+        excerpt = c.body.replace("\n", " ")
+        print("    " + (excerpt[:160] + ("…" if len(excerpt) > 160 else "")))
+    print(
+        f"（{outcome.result.total_count}件中 {len(outcome.hits)}件、{outcome.result.processing_time:.1f} ms）"
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m core", description="SOC ワークベンチ CLI")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p_index = sub.add_parser("index", help="インデックスを構築・更新する")
+    p_index.add_argument("target", choices=["runbooks"])
+    p_index.add_argument("--data", type=Path, default=None, help="手順書フォルダ（既定: サンプル）")
+    p_index.set_defaults(func=cmd_index)
+
+    p_search = sub.add_parser("search", help="手順書を検索する")
+    p_search.add_argument("query")
+    p_search.add_argument("--k", type=int, default=5)
+    p_search.add_argument("--fusion", choices=["weighted", "rrf"], default="weighted")
+    p_search.add_argument("--weights", default=None, help="KW,SEM,GRAPH（合計1.0）")
+    p_search.add_argument("--min-relevance", type=float, default=0.0)
+    p_search.add_argument("--data", type=Path, default=None)
+    p_search.add_argument("--json", action="store_true")
+    p_search.set_defaults(func=cmd_search)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except WorkbenchError as exc:
+        print(f"エラー: {exc.user_message}", file=sys.stderr)
+        if getattr(exc, "errors", None):
+            for path, message in exc.errors:
+                print(f"  {path}: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("中断しました。完了した分は保存されています。", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

