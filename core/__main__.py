@@ -10,6 +10,7 @@ Errors print a Japanese message on stderr and exit non-zero.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
@@ -101,6 +102,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+# Feature packages add their own subcommands: each module has ``register(subparsers)``.
+SUBCOMMAND_MODULES: tuple[str, ...] = ()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="SOC ワークベンチ CLI")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -119,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_search.add_argument("--data", type=Path, default=None)
     p_search.add_argument("--json", action="store_true")
     p_search.set_defaults(func=cmd_search)
+
+    for module in SUBCOMMAND_MODULES:
+        importlib.import_module(module).register(sub)
     return parser
 
 

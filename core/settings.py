@@ -90,6 +90,14 @@ class Settings(BaseSettings):
     rerank_model: str = "BAAI/bge-reranker-v2-m3"
     max_file_bytes: int = 20 * 1024 * 1024
 
+    # --- shipped inputs ----------------------------------------------------------------
+    golden_dir: Path = PROJECT_ROOT / "data" / "golden"
+    eval_dataset: Path = PROJECT_ROOT / "eval" / "eval_dataset.json"
+    wal_salt: str | None = Field(
+        default=None,
+        description="Salt for hashing user/session ids in the WAL; a per-state file when unset.",
+    )
+
     # --- derived paths ---------------------------------------------------------------
     @property
     def state_root(self) -> Path:
@@ -121,6 +129,25 @@ class Settings(BaseSettings):
         return self.state_root / "state" / "sessions.sqlite"
 
     @property
+    def interview_db(self) -> Path:
+        """Interview sessions (SQLite; the knowledge graph lives beside it by default)."""
+        return self.state_root / "state" / "interview.sqlite"
+
+    @property
+    def wal_dir(self) -> Path:
+        """Interview write-ahead log: ``logs/wal/YYYY-MM-DD.log``."""
+        return self.logs_dir / "wal"
+
+    @property
+    def eval_dir(self) -> Path:
+        """Generated evaluation output (results, question-set runs)."""
+        return self.state_root / "eval"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.eval_dir / "runs"
+
+    @property
     def llm_enabled(self) -> bool:
         return bool(self.openai_api_key or self.openai_base_url)
 
@@ -129,7 +156,13 @@ class Settings(BaseSettings):
         return "llm" if self.llm_enabled else "extractive"
 
     def ensure_dirs(self) -> None:
-        for path in (self.chroma_dir, self.logs_dir, self.index_dir, self.sessions_db.parent):
+        for path in (
+            self.chroma_dir,
+            self.logs_dir,
+            self.index_dir,
+            self.sessions_db.parent,
+            self.eval_dir,
+        ):
             path.mkdir(parents=True, exist_ok=True)
 
 

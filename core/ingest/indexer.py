@@ -22,7 +22,8 @@ from pathlib import Path
 from core.errors import InputError, PathNotAllowedError, SourceFileError
 from core.ingest.loaders import SUPPORTED_SUFFIXES, content_hash, load_file, read_source_bytes
 from core.retrieval.corpus import Corpus
-from core.retrieval.store import vector_key
+from core.retrieval.graph import SQLiteGraphStore
+from core.retrieval.store import ChunkStore, vector_key
 from core.schemas.documents import Chunk, Document
 from core.text.chunking import chunk_document
 from core.text.entities import extract_entities
@@ -164,6 +165,52 @@ def index_documents(
     return report
 
 
+def _commit(corpus, chunked, removed, tokens_by_id, mentions, info) -> None:
+    """Swap the live view in one transaction on a connection of its own.
+
+    Searches in this process read through ``corpus.store``'s connection, so they keep seeing
+    the last committed generation while this transaction is open. SQLite graph mentions are
+    written in the same transaction; an external graph (Neo4j) is updated after the commit,
+    idempotently per document.
+    """
+    writer = ChunkStore(corpus.store.path)
+    graph = corpus.graph
+    sqlite_graph = isinstance(graph, SQLiteGraphStore)
+    if sqlite_graph:
+        graph = SQLiteGraphStore(writer.conn)
+    indexed_at = _now()
+    try:
+        writer.begin()
+        try:
+            for doc_id in removed:
+                writer.remove_document(doc_id)
+                if sqlite_graph:
+                    graph.remove_doc(doc_id)
+            for doc, size, chunks in chunked:
+                writer.remove_document(doc.doc_id)
+                writer.put_document(
+                    doc, chunks, [tokens_by_id[c.chunk_id] for c in chunks], size, indexed_at
+                )
+                if sqlite_graph:
+                    graph.replace_doc(doc.doc_id, mentions[doc.doc_id])
+            writer.set_meta("generation", str(writer.generation + 1))
+            writer.set_meta("built_at", indexed_at)
+            writer.set_meta("embedder_name", info.name)
+            writer.set_meta("embedder_dim", str(info.dim))
+            writer.set_meta("chunk_params", _chunk_params(corpus))
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+    finally:
+        writer.close()
+    if not sqlite_graph:
+        for doc_id in removed:
+            graph.remove_doc(doc_id)
+        for doc, _, _ in chunked:
+            graph.replace_doc(doc.doc_id, mentions[doc.doc_id])
+
+
 def _chunk_params(corpus: Corpus) -> str:
     return f"{corpus.spec.chunk_size}/{corpus.spec.chunk_overlap}/{corpus.tokenizer.name}"
 
@@ -233,27 +280,7 @@ def _apply(
     }
     info = corpus.embedder.info
     if report.changed or params_changed or store.get_meta("embedder_name") is None:
-        indexed_at = _now()
-        store.begin()
-        try:
-            for doc_id in removed:
-                store.remove_document(doc_id)
-                corpus.graph.remove_doc(doc_id)
-            for doc, size, chunks in chunked:
-                store.remove_document(doc.doc_id)
-                store.put_document(
-                    doc, chunks, [tokens_by_id[c.chunk_id] for c in chunks], size, indexed_at
-                )
-                corpus.graph.replace_doc(doc.doc_id, mentions[doc.doc_id])
-            store.set_meta("generation", str(store.generation + 1))
-            store.set_meta("built_at", indexed_at)
-            store.set_meta("embedder_name", info.name)
-            store.set_meta("embedder_dim", str(info.dim))
-            store.set_meta("chunk_params", _chunk_params(corpus))
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
+        _commit(corpus, chunked, removed, tokens_by_id, mentions, info)
 
     # Collect vectors that are not live any more (also those of an interrupted build).
     live = store.live_vector_keys()

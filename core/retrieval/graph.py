@@ -542,7 +542,6 @@ class Neo4jGraphStore(_Scored):
 
     def replace_doc(self, doc_id: str, chunk_entities: Mapping[str, Sequence[Entity]]) -> None:
         rows = mention_rows(chunk_entities)
-        new = [{"key": e["key"], "type": e["type"]} for r in rows for e in r["entities"]]
 
         def work(tx: Any) -> tuple[str, str] | None:
             clash = tx.run(
@@ -553,7 +552,7 @@ class Neo4jGraphStore(_Scored):
             old = [dict(record) for record in tx.run(cypher_doc_entities(), doc_id=doc_id)]
             tx.run(cypher_delete_doc(), doc_id=doc_id).consume()
             tx.run(cypher_write_mentions(), rows=rows, doc_id=doc_id).consume()
-            tx.run(cypher_prune_entities(), entities=old + new).consume()
+            tx.run(cypher_prune_entities(), entities=old).consume()  # new ones have mentions
             return None
 
         clash = self._write(work)

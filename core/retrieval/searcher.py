@@ -73,6 +73,7 @@ class SearchOutcome:
     rerank_used: bool = False
     rerank_fallback: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    query_vector: np.ndarray | None = None  # reused by answerers (the embedding is the cost)
 
 
 def _parse_ts(value: str) -> datetime | None:
@@ -139,6 +140,7 @@ class Searcher:
             rankings["keyword"] = corpus.keyword.search(tokens, floor)
             times["keyword"] = (time.perf_counter() - t0) * 1000
         # semantic
+        vec: np.ndarray | None = None
         if "semantic" in wanted:
             t0 = time.perf_counter()
             if query.embedding is not None:
@@ -174,6 +176,7 @@ class Searcher:
         candidates = self._filter(candidates, query)
 
         outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
+        outcome.query_vector = vec
         if opts.rerank_enabled:
             self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
         total = len(candidates)
