@@ -2,9 +2,7 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="SOC ワークベンチ", page_icon="🛡️", layout="wide")
+from ui.navigation import PAGES
 
-pages = [
-    st.Page("pages/home.py", title="ホーム", icon="🏠", default=True),
-]
-st.navigation(pages).run()
+st.set_page_config(page_title="SOC ワークベンチ", page_icon="🛡️", layout="wide")
+st.navigation([st.Page(p.path, title=p.title, icon=p.icon, default=p.default) for p in PAGES]).run()

@@ -3,6 +3,8 @@
 Commands:
   index runbooks [--data DIR]      build or update the runbook indexes (incremental)
   search "QUERY" [--k N] [--fusion weighted|rrf] [--weights KW,SEM,GRAPH] [--json]
+  ask "QUESTION" [--k N] [--bm25-weight W] [--data DIR] [--json]
+  audit verify [--date YYYY-MM-DD]
 
 Errors print a Japanese message on stderr and exit non-zero.
 """
@@ -102,6 +104,58 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ask(args: argparse.Namespace) -> int:
+    from core.runbook_chat import ChatConfig, ask, display_text
+    from core.settings import get_settings
+
+    config = ChatConfig(k=args.k, bm25_weight=args.bm25_weight, data=args.data, session_id="cli")
+    answer = ask(args.question, [], config, get_settings())
+    if args.json:
+        print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return 0
+    print(display_text(answer))
+    print()
+    mode = {"llm": f"LLM（{answer.model}）", "extractive": "抽出型（LLM 不使用）"}.get(
+        answer.answer_mode, "定型応答"
+    )
+    print(f"回答モード: {mode}  処理時間: {answer.processing_time_sec:.2f} 秒")
+    for c in answer.citations:
+        if c.cited:
+            print(f"  [{c.n}] 引用元: {c.file} > {c.heading} (スコア: {c.score:.2f})")
+    flags = [name for name, on in answer.flags.model_dump().items() if on]
+    if flags:
+        print("フラグ: " + ", ".join(flags))
+    for warning in answer.warnings:
+        print(f"警告: {warning}", file=sys.stderr)
+    return 0
+
+
+def cmd_audit_verify(args: argparse.Namespace) -> int:
+    from datetime import date
+
+    from core.audit import log_path, verify_file
+    from core.settings import get_settings
+
+    logs_dir = get_settings().logs_dir
+    if args.date:
+        try:
+            day = date.fromisoformat(args.date)
+        except ValueError as exc:
+            raise WorkbenchError(f"日付は YYYY-MM-DD で指定してください: {args.date}") from exc
+        paths = [log_path(logs_dir, day)]
+    else:
+        paths = sorted(logs_dir.glob("query_*.jsonl"))
+        if not paths:
+            print("監査ログがありません。")
+            return 0
+    failed = 0
+    for path in paths:
+        report = verify_file(path)
+        print(report.message_ja())
+        failed += not report.ok
+    return 1 if failed else 0
+
+
 # Feature packages add their own subcommands: each module has ``register(subparsers)``.
 SUBCOMMAND_MODULES: tuple[str, ...] = ()
 
@@ -124,6 +178,20 @@ def build_parser() -> argparse.ArgumentParser:
     p_search.add_argument("--data", type=Path, default=None)
     p_search.add_argument("--json", action="store_true")
     p_search.set_defaults(func=cmd_search)
+
+    p_ask = sub.add_parser("ask", help="手順書チャットに質問する")
+    p_ask.add_argument("question")
+    p_ask.add_argument("--k", type=int, default=4)
+    p_ask.add_argument("--bm25-weight", type=float, default=0.6)
+    p_ask.add_argument("--data", type=Path, default=None)
+    p_ask.add_argument("--json", action="store_true")
+    p_ask.set_defaults(func=cmd_ask)
+
+    p_audit = sub.add_parser("audit", help="監査ログ")
+    audit_sub = p_audit.add_subparsers(dest="audit_command", required=True)
+    p_verify = audit_sub.add_parser("verify", help="ハッシュチェーンを検証する")
+    p_verify.add_argument("--date", default=None, help="YYYY-MM-DD（既定: すべての日）")
+    p_verify.set_defaults(func=cmd_audit_verify)
 
     for module in SUBCOMMAND_MODULES:
         importlib.import_module(module).register(sub)

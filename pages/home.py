@@ -3,6 +3,7 @@
 import streamlit as st
 
 from core.status import workbench_status
+from ui.navigation import PAGES
 from ui.resources import settings
 
 st.title("🛡️ SOC ワークベンチ")
@@ -30,3 +31,8 @@ for idx in status.indexes:
     else:
         st.warning(f"{idx.name}: 未構築です。`python -m core index runbooks` で構築できます。")
 st.caption(f"状態フォルダ: {status.state_root}")
+
+st.subheader("ページ")
+for page in PAGES:
+    if not page.default:
+        st.page_link(page.path, label=f"{page.title} — {page.description}", icon=page.icon)

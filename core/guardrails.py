@@ -1,0 +1,159 @@
+"""Guardrails of the runbook chat: ambiguous questions, dangerous operations, weak evidence.
+
+- ``detect_ambiguous_query``: under 5 characters, a bare interrogative (「何」「どう」「なぜ」…), or
+  no specific object (no content word beyond interrogatives and generic verbs).
+- ``detect_dangerous_operations``: the design's keyword list (case-insensitive) plus command
+  patterns (``rm -rf``, ``DROP TABLE``, ``format C:`` …), on the question and on the answer.
+- ``grade_evidence``: a probability that the retrieved passages answer the question, from scores
+  that mean the same thing across queries (raw cosine of the best passage, query-term coverage
+  and raw BM25 of the best passages). The logistic weights below were fitted on the calibration
+  set ``eval/evidence_calibration.json`` by ``python -m bench.evidence --fit``; the design's
+  threshold 0.5 is applied to that probability.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from core.text.tokenize import Tokenizer
+
+# --- templates (the design's wording) ---------------------------------------------------
+INSUFFICIENT_EVIDENCE_TEMPLATE = (
+    "該当する手順が見つかりませんでした。\n\n"
+    "以下の点をご確認ください：\n"
+    "- 質問のキーワードを変えて再度お試しください\n"
+    "- 手順書に該当する内容が含まれているか確認してください"
+)
+AMBIGUOUS_TEMPLATE = (
+    "質問が曖昧な可能性があります。以下の情報を追加していただけると、より正確な回答ができます：\n\n"
+    "- 対象システムや環境\n"
+    "- 具体的な操作や手順名\n"
+    "- エラーメッセージや状況\n\n"
+    "例：「ログインできない」→「Active Directoryへのログインができない。エラーコード: 0x80090308」"
+)
+DANGER_BANNER = "⚠️ 承認・確認が必要"
+EVIDENCE_THRESHOLD = 0.5
+
+# --- dangerous operations -------------------------------------------------------------------
+DANGEROUS_KEYWORDS = (
+    "削除", "delete", "rm -rf", "drop", "truncate",
+    "証跡", "消去", "format", "reset", "purge",
+    "disable", "shutdown", "kill", "停止", "無効化",
+    "clear", "remove", "erase", "wipe",
+)  # fmt: skip
+DANGEROUS_PATTERNS = (
+    re.compile(r"\brm\s+-[a-z]*[rf][a-z]*\b", re.IGNORECASE),
+    re.compile(r"\bdrop\s+(table|database|schema|user)\b", re.IGNORECASE),
+    re.compile(r"\btruncate\s+table\b", re.IGNORECASE),
+    re.compile(r"\bdelete\s+from\b", re.IGNORECASE),
+    re.compile(r"\bformat(\.com)?\s+[a-z]:", re.IGNORECASE),
+    re.compile(r"\bmkfs(\.\w+)?\b", re.IGNORECASE),
+    re.compile(r"\bdd\s+if=", re.IGNORECASE),
+    re.compile(r"\bshutdown\s+(/[srp]|-[hrP]|now)", re.IGNORECASE),
+    re.compile(r"\bRemove-Item\b.*-Recurse", re.IGNORECASE),
+    re.compile(r"\bnet\s+user\s+\S+\s+/(active:no|delete)", re.IGNORECASE),
+    re.compile(r"\bwevtutil\s+cl\b", re.IGNORECASE),
+    re.compile(r"\b(Stop-Service|Disable-\w+|Clear-EventLog)\b", re.IGNORECASE),
+    re.compile(r"\biptables\s+-F\b"),
+    re.compile(r"(初期化|シャットダウン|ワイプ|リセット|パージ|アンインストール)"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DangerReport:
+    matched: tuple[str, ...]
+    where: tuple[str, ...]  # "question" and/or "answer"
+
+    @property
+    def dangerous(self) -> bool:
+        return bool(self.matched)
+
+
+def _dangerous_terms(text: str) -> list[str]:
+    lowered = text.lower()
+    found = [kw for kw in DANGEROUS_KEYWORDS if kw in lowered]
+    found += [m.group(0) for p in DANGEROUS_PATTERNS for m in [p.search(text)] if m]
+    return list(dict.fromkeys(found))
+
+
+def detect_dangerous_operations(question: str, answer: str = "") -> DangerReport:
+    q, a = _dangerous_terms(question), _dangerous_terms(answer)
+    where = tuple(name for name, hits in (("question", q), ("answer", a)) if hits)
+    return DangerReport(matched=tuple(dict.fromkeys(q + a)), where=where)
+
+
+# --- ambiguous questions --------------------------------------------------------------------
+INTERROGATIVES = (
+    "何", "なに", "なん", "どう", "どうやって", "どうして", "どうすれば", "なぜ", "いつ", "どこ",
+    "だれ", "誰", "どれ", "どの", "どんな", "どちら", "いくら", "いくつ",
+    "what", "how", "why", "when", "where", "who", "which",
+)  # fmt: skip
+_FILLER = re.compile(
+    r"[\s、。！？!?・…ー〜~「」『』()（）]|"
+    r"(ですか|ますか|でしょうか|ですが|ください|下さい|教えて|知りたい|について|とは|って|"
+    r"すれば|したら|する|して|します|いい|よい|良い|の|は|が|を|に|で|と|も|か|よ|ね|な)"
+)
+GENERIC_WORDS = {
+    "方法", "手順", "対応", "やり方", "こと", "もの", "件", "場合", "とき", "時", "問題", "エラー",
+    "確認", "設定", "作業", "操作", "それ", "これ", "あれ", "どれ", "状況", "感じ", "全部", "全て",
+    "教える", "知る", "分かる", "わかる", "できる", "行う", "する", "いる", "ある", "なる", "思う",
+    "言う", "聞く", "見る", "良い", "いい", "よい", "ない", "欲しい", "ほしい", "困る",
+}  # fmt: skip
+
+
+def detect_ambiguous_query(question: str, tokenizer: Tokenizer) -> bool:
+    """True when the question lacks a specific object (the design's three criteria)."""
+    text = question.strip()
+    if len(text) < 5:
+        return True
+    stripped = _FILLER.sub("", text.lower())
+    if not stripped or stripped in INTERROGATIVES:
+        return True
+    content = [t for t in tokenizer.tokenize(text) if t not in INTERROGATIVES]
+    specific = [t for t in content if len(t) >= 2 and t not in GENERIC_WORDS]
+    return not specific
+
+
+# --- evidence grading -----------------------------------------------------------------------
+# Logistic weights over (best raw cosine, query-term coverage of the best passages, log1p of
+# the best raw BM25). Fitted by bench/evidence.py on eval/evidence_calibration.json.
+EVIDENCE_WEIGHTS = {"bias": -57.702, "cosine": 58.425, "coverage": 4.621, "bm25": 2.681}
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceGrade:
+    probability: float
+    cosine: float
+    coverage: float
+    bm25: float
+
+    @property
+    def sufficient(self) -> bool:
+        return self.probability >= EVIDENCE_THRESHOLD
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "probability": round(self.probability, 4),
+            "cosine": round(self.cosine, 4),
+            "coverage": round(self.coverage, 4),
+            "bm25": round(self.bm25, 4),
+        }
+
+
+def term_coverage(query_tokens: list[str], passage_tokens: list[tuple[str, ...]]) -> float:
+    """Share of distinct query content tokens found in any of the passages."""
+    wanted = {t for t in query_tokens if t}
+    if not wanted:
+        return 0.0
+    have: set[str] = set()
+    for tokens in passage_tokens:
+        have.update(tokens)
+    return len(wanted & have) / len(wanted)
+
+
+def grade_evidence(cosine: float, coverage: float, bm25: float) -> EvidenceGrade:
+    w = EVIDENCE_WEIGHTS
+    z = w["bias"] + w["cosine"] * cosine + w["coverage"] * coverage + w["bm25"] * math.log1p(bm25)
+    return EvidenceGrade(1.0 / (1.0 + math.exp(-z)), cosine, coverage, bm25)

@@ -1,0 +1,340 @@
+"""The runbook chat pipeline: ``ask(question, history, config) -> Answer``, the one call the page makes.
+
+question ─► follow-up rewrite (from the history) ─► ambiguity check ─► hybrid search (weighted
+fusion, k) ─► evidence grade (cross-query scores) ─► answer (LLM or extractive) ─► danger check
+(question and answer) ─► citations ─► audit record (masked, hash-chained).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core import guardrails
+from core.audit import AuditWriteError, append_record
+from core.errors import LLMError, WorkbenchError
+from core.generation.citations import excerpt, markers_in, strip_invented_markers
+from core.generation.extractive import Evidence, extractive_answer
+from core.generation.llm import complete
+from core.retrieval.searcher import Hit, SearchOutcome
+from core.runbooks import runbook_corpus, search_runbooks
+from core.schemas.answer import Answer, Citation, Flags
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+MAX_HISTORY = 5
+SLOW_SECONDS = 5.0
+MAX_QUESTION_CHARS = 1000
+
+SYSTEM_PROMPT = """あなたは SOC（セキュリティ運用）チームの手順書アシスタントです。次のルールを必ず守ってください。
+1. 回答は「コンテキスト」に書かれている内容だけに基づくこと。推測や一般知識で補わないこと。
+2. 根拠にした箇所には、文末に [1] のようにコンテキストの番号で出典を示すこと。コンテキストにない番号は使わないこと。
+3. コンテキストに答えが書かれていない場合は、「手順書には該当する記載がありません。」とだけ答えること。
+4. 手順は番号付きリストで、手順書の順序を保つこと。
+5. 削除・停止・無効化などの危険な操作には、承認が必要であることを明記すること。"""
+
+FOLLOW_UP_MARKERS = (
+    "その", "それ", "この", "これ", "あの", "上記", "前述", "さっき", "先ほど", "同じ", "続き",
+    "詳細", "詳しく", "次の", "もっと", "ほかに", "他に", "さらに",
+)  # fmt: skip
+
+
+@dataclass
+class ChatConfig:
+    k: int = 4
+    bm25_weight: float = 0.6
+    data: str | Path | None = None
+    session_id: str = "cli"
+    fusion: str = "weighted"
+    write_audit: bool = True
+
+
+@dataclass
+class Exchange:
+    question: str
+    answer: str
+    search_query: str = ""
+
+
+@dataclass
+class _Trace:
+    started: float = field(default_factory=time.perf_counter)
+    warnings: list[str] = field(default_factory=list)
+
+
+def rewrite_follow_up(question: str, history: Sequence[Exchange]) -> str | None:
+    """The search query for a follow-up such as 「その手順の詳細を教えて」, from the last exchange.
+
+    A question is a follow-up when it refers back (その, それ, 上記, 詳細 …). Its search query is
+    the previous exchange's search query followed by the question, capped in length so that a
+    long conversation does not snowball.
+    """
+    if not history:
+        return None
+    q = question.strip()
+    if not any(marker in q for marker in FOLLOW_UP_MARKERS):
+        return None
+    previous = (history[-1].search_query or history[-1].question).strip()
+    if not previous or previous in q:
+        return None
+    return f"{previous[-200:]} {q}"
+
+
+def _build_prompt(question: str, hits: Sequence[Hit], history: Sequence[Exchange]) -> str:
+    parts = ["コンテキスト:"]
+    for n, hit in enumerate(hits, start=1):
+        c = hit.chunk
+        parts.append(f"[{n}] {c.source} > {c.heading or c.title}\n{c.body}")
+    if history:
+        parts.append("会話履歴（参考。根拠には使わないこと）:")
+        for ex in history[-MAX_HISTORY:]:
+            parts.append(f"ユーザー: {ex.question}\nアシスタント: {ex.answer[:300]}")
+    parts.append(f"質問: {question}")
+    return "\n\n".join(parts)
+
+
+def _citations(hits: Sequence[Hit], answer_text: str) -> list[Citation]:
+    used = set(markers_in(answer_text))
+    out = []
+    for n, hit in enumerate(hits, start=1):
+        c = hit.chunk
+        out.append(
+            Citation(
+                n=n,
+                chunk_id=c.chunk_id,
+                file=c.source,
+                heading=c.heading or c.title,
+                score=round(hit.score, 4),
+                bm25_score=round(hit.raw["bm25"], 4),
+                vector_score=round(hit.raw["cosine"], 4),
+                keyword_norm=round(hit.normalized["keyword"], 4),
+                semantic_norm=round(hit.normalized["semantic"], 4),
+                excerpt=excerpt(c.body, 200),
+                text=c.body,
+                doc_hash=c.doc_hash,
+                updated_at=c.updated_at,
+                cited=str(n) in used,
+            )
+        )
+    return out
+
+
+def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.EvidenceGrade:
+    if not outcome.hits:
+        return guardrails.grade_evidence(0.0, 0.0, 0.0)
+    corpus = runbook_corpus(settings, data)
+    query_tokens = corpus.tokenizer.tokenize(outcome.result.query.text)
+    top = outcome.hits[:3]
+    coverage = guardrails.term_coverage(query_tokens, [h.stored.tokens for h in top])
+    cosine = max(h.raw["cosine"] for h in outcome.hits)
+    bm25 = max(h.raw["bm25"] for h in outcome.hits)
+    return guardrails.grade_evidence(cosine, coverage, bm25)
+
+
+def ask(
+    question: str,
+    history: Sequence[Exchange] | None,
+    config: ChatConfig,
+    settings: Settings,
+) -> Answer:
+    """Answer one question (never raises for bad input: the Answer carries the message)."""
+    trace = _Trace()
+    history = list(history or [])[-MAX_HISTORY:]
+    question = question.strip()
+    answer: Answer
+    outcome: SearchOutcome | None = None
+    try:
+        answer, outcome = _answer(question, history, config, settings, trace)
+    except MemoryError:
+        answer = _template(
+            question,
+            "メモリが不足しました。チャンクサイズを小さくするか、対象フォルダを絞って再度お試しください。",
+        )
+    except WorkbenchError as exc:
+        answer = _template(question, exc.user_message)
+    danger = guardrails.detect_dangerous_operations(question, answer.answer)
+    if danger.dangerous:
+        answer.flags.dangerous_operation = True
+        answer.banner = guardrails.DANGER_BANNER
+        answer.dangerous_terms = list(danger.matched)
+    answer.processing_time_sec = round(time.perf_counter() - trace.started, 4)
+    if answer.processing_time_sec > SLOW_SECONDS:
+        answer.slow = True
+        log.warning("slow answer: %.1f s for %r", answer.processing_time_sec, question[:40])
+    answer.warnings.extend(trace.warnings)
+    if config.write_audit:
+        _audit(answer, outcome, history, config, settings)
+    return answer
+
+
+def _template(question: str, text: str, **flags: bool) -> Answer:
+    return Answer(question=question, answer=text, answer_mode="template", flags=Flags(**flags))
+
+
+def _answer(
+    question: str,
+    history: list[Exchange],
+    config: ChatConfig,
+    settings: Settings,
+    trace: _Trace,
+) -> tuple[Answer, SearchOutcome | None]:
+    if not question:
+        return _template(question, "質問を入力してください。"), None
+    if len(question) > MAX_QUESTION_CHARS:
+        return (
+            _template(
+                question,
+                f"質問が長すぎます（{len(question)}文字）。{MAX_QUESTION_CHARS}文字以内にしてください。",
+            ),
+            None,
+        )
+    rewritten = rewrite_follow_up(question, history)
+    search_text = rewritten or question
+    corpus = runbook_corpus(settings, config.data)
+    if rewritten is None and guardrails.detect_ambiguous_query(question, corpus.tokenizer):
+        return _template(question, guardrails.AMBIGUOUS_TEMPLATE, ambiguous_query=True), None
+    if rewritten:
+        log.info("follow-up rewritten: %r -> %r", question, rewritten)
+
+    w = min(1.0, max(0.0, config.bm25_weight))
+    outcome = search_runbooks(
+        settings,
+        search_text,
+        limit=config.k,
+        fusion=config.fusion,
+        weights={"keyword": w, "semantic": round(1.0 - w, 6), "graph": 0.0},
+        data=config.data,
+    )
+    grade = _grade(outcome, settings, config.data)
+    terms = outcome.terms
+    if not outcome.hits or not grade.sufficient:
+        answer = _template(
+            question, guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE, insufficient_evidence=True
+        )
+        answer.citations = _citations(outcome.hits, "")
+        for c in answer.citations:
+            c.cited = False
+    elif settings.llm_enabled:
+        answer = _llm_answer(question, history, outcome, settings, trace, corpus)
+    else:
+        answer = _extractive(question, outcome, corpus)
+    answer.rewritten_query = rewritten
+    answer.query_terms = terms
+    answer.evidence = grade.as_dict()
+    return answer, outcome
+
+
+def _extractive(question: str, outcome: SearchOutcome, corpus) -> Answer:
+    evidence = [
+        Evidence(str(n), h.chunk.body, h.chunk.heading or h.chunk.title, h.combined)
+        for n, h in enumerate(outcome.hits, start=1)
+    ]
+    result = extractive_answer(
+        question, evidence, outcome.terms, corpus.embedder, outcome.query_vector
+    )
+    return Answer(
+        question=question,
+        answer=result.text,
+        answer_mode="extractive",
+        citations=_citations(outcome.hits, result.text),
+    )
+
+
+def _llm_answer(question, history, outcome, settings, trace, corpus) -> Answer:
+    prompt = _build_prompt(question, outcome.hits, history)
+    try:
+        reply = complete(settings, SYSTEM_PROMPT, prompt)
+    except LLMError as exc:
+        trace.warnings.append(exc.user_message + " 抽出型回答を表示しています。")
+        return _extractive(question, outcome, corpus)
+    valid = [str(n) for n in range(1, len(outcome.hits) + 1)]
+    text, invented = strip_invented_markers(reply.text, valid)
+    if invented:
+        log.warning("LLM cited sources that were not given: %s", invented)
+        trace.warnings.append(
+            f"存在しない出典番号 {', '.join(invented)} を回答から取り除きました。"
+        )
+    return Answer(
+        question=question,
+        answer=text,
+        answer_mode="llm",
+        citations=_citations(outcome.hits, text),
+        token_usage=reply.token_usage,
+        cost_usd=round(reply.cost_usd, 6),
+        model=reply.model,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CitationView:
+    """What a citation opens after the fact: the text it was given, and whether it changed."""
+
+    text: str | None
+    changed: bool  # the document's content hash differs from the one the answer used
+    removed: bool  # the document is no longer indexed
+
+
+def open_citation(
+    settings: Settings, data, chunk_id: str, file: str, doc_hash: str
+) -> CitationView:
+    corpus = runbook_corpus(settings, data)
+    version = corpus.store.chunk_version(chunk_id, doc_hash)
+    current = corpus.store.manifest().get(file)
+    return CitationView(
+        text=version[2] if version else None,
+        changed=current is not None and current != doc_hash,
+        removed=current is None,
+    )
+
+
+def display_text(answer: Answer) -> str:
+    """The answer as plain text: the banner first when a dangerous operation is involved."""
+    return f"{answer.banner}\n\n{answer.answer}" if answer.banner else answer.answer
+
+
+def _audit(answer, outcome, history, config: ChatConfig, settings: Settings) -> None:
+    record = {
+        "session_id": config.session_id,
+        "query": answer.question,
+        "rewritten_query": answer.rewritten_query,
+        "search_results": [
+            {
+                "chunk_id": c.chunk_id,
+                "score": c.score,
+                "bm25_score": c.bm25_score,
+                "vector_score": c.vector_score,
+                "file": c.file,
+                "heading": c.heading,
+                "excerpt": c.excerpt,
+                "doc_hash": c.doc_hash,
+            }
+            for c in answer.citations
+        ],
+        "answer": display_text(answer),
+        "answer_mode": answer.answer_mode,
+        "model": answer.model,
+        "processing_time_sec": answer.processing_time_sec,
+        "token_usage": answer.token_usage,
+        "cost_usd": answer.cost_usd,
+        "search_config": {
+            "k": config.k,
+            "bm25_weight": config.bm25_weight,
+            "vector_weight": round(1.0 - config.bm25_weight, 6),
+            "fusion": config.fusion,
+            "data": str(config.data) if config.data else None,
+        },
+        "flags": answer.flags.model_dump(),
+        "evidence": answer.evidence,
+        "slow": answer.slow,
+        "warnings": answer.warnings,
+        "page": "runbook_chat",
+    }
+    try:
+        append_record(settings.logs_dir, record)
+        answer.audit_logged = True
+    except AuditWriteError as exc:
+        answer.warnings.append(exc.user_message)

@@ -1,0 +1,56 @@
+"""The runbook chat's answer contract: what ``ask()`` returns, the page renders and the log keeps."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+AnswerMode = Literal["llm", "extractive", "template"]
+
+
+class Citation(BaseModel):
+    """One passage behind an answer, pinned to its chunk id and the document's content hash."""
+
+    n: int  # the [n] marker in the answer
+    chunk_id: str
+    file: str
+    heading: str
+    score: float
+    bm25_score: float  # raw BM25
+    vector_score: float  # raw cosine
+    keyword_norm: float = 0.0  # as fused (min-max within the query)
+    semantic_norm: float = 0.0
+    excerpt: str  # at most 200 characters, … when cut
+    text: str  # the full passage as given to the answerer
+    doc_hash: str
+    updated_at: str = ""
+    cited: bool = True  # referenced by a marker in the answer
+
+
+class Flags(BaseModel):
+    insufficient_evidence: bool = False
+    dangerous_operation: bool = False
+    ambiguous_query: bool = False
+
+
+class Answer(BaseModel):
+    question: str
+    answer: str
+    answer_mode: AnswerMode
+    citations: list[Citation] = Field(default_factory=list)
+    flags: Flags = Field(default_factory=Flags)
+    banner: str | None = None  # 「⚠️ 承認・確認が必要」 when a dangerous operation is involved
+    rewritten_query: str | None = None  # the search query when a follow-up was resolved
+    query_terms: list[str] = Field(default_factory=list)
+    evidence: dict[str, float] = Field(default_factory=dict)
+    dangerous_terms: list[str] = Field(default_factory=list)
+    token_usage: dict[str, int] = Field(
+        default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    )
+    cost_usd: float = 0.0
+    model: str | None = None
+    processing_time_sec: float = 0.0
+    slow: bool = False
+    warnings: list[str] = Field(default_factory=list)  # Japanese, shown under the answer
+    audit_logged: bool = False

@@ -1,0 +1,100 @@
+"""Runbook chat: ask the incident runbooks, read the answer and the citations behind it."""
+
+import uuid
+
+import streamlit as st
+
+from core.errors import WorkbenchError
+from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask, open_citation
+from core.runbooks import index_runbooks, runbook_corpus, runbook_folder
+from core.schemas.answer import Answer
+from ui.citations import render_answer
+from ui.resources import settings as get_settings
+
+settings = get_settings()
+state = st.session_state
+state.setdefault("chat_session_id", f"st-{uuid.uuid4().hex[:12]}")
+state.setdefault("chat_messages", [])  # [{"question": str, "answer": Answer}]
+
+st.title("📘 手順書チャット")
+st.warning("⚠️ 機密情報の入力は禁止されています")
+
+# --- sidebar --------------------------------------------------------------------------------
+with st.sidebar:
+    st.header("検索設定")
+    default_folder = str(settings.runbooks_dir)
+    folder_text = st.text_input("手順書フォルダ", value=default_folder, key="chat_folder")
+    k = st.number_input("検索件数 k", min_value=1, max_value=20, value=4, step=1, key="chat_k")
+    bm25_weight = st.slider(
+        "BM25 の重み", min_value=0.0, max_value=1.0, value=0.6, step=0.05, key="chat_bm25"
+    )
+    st.caption(f"ベクトルの重み: {1.0 - bm25_weight:.2f}（自動で 1 − BM25 の重み）")
+
+    folder = None
+    try:
+        folder = runbook_folder(settings, folder_text, check_allowed=True)
+    except WorkbenchError as exc:
+        st.error(exc.user_message)
+
+    rebuild = st.button("インデックス再構築", disabled=folder is None, use_container_width=True)
+    status_box = st.container()
+
+if folder is not None and rebuild:
+    bar = st.sidebar.progress(0.0, text="インデックスを確認しています…")
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.progress(min(1.0, done / total) if total else 1.0, text=message)
+
+    try:
+        report = index_runbooks(settings, folder, progress=progress)
+        bar.progress(1.0, text="完了")
+        st.sidebar.success(report.summary_ja())
+        for _name, message in report.skipped:
+            st.sidebar.warning(message)
+    except WorkbenchError as exc:
+        st.sidebar.error(exc.user_message)
+
+if folder is not None:
+    try:
+        stats = runbook_corpus(settings, folder).stats()
+        with status_box:
+            if stats["chunks"]:
+                st.info(
+                    f"インデックス: 文書 {stats['documents']} 件・チャンク {stats['chunks']} 件\n\n"
+                    f"最終構築: {stats['built_at']}"
+                )
+            else:
+                st.info("インデックスは未構築です。最初の質問のときに構築します。")
+    except WorkbenchError as exc:
+        status_box.error(exc.user_message)
+
+
+def open_cited(citation):
+    return open_citation(settings, folder, citation.chunk_id, citation.file, citation.doc_hash)
+
+
+# --- chat -----------------------------------------------------------------------------------
+for i, message in enumerate(state.chat_messages):
+    with st.chat_message("user"):
+        st.text(message["question"])
+    with st.chat_message("assistant"):
+        render_answer(message["answer"], key=f"m{i}", on_open=open_cited)
+
+question = st.chat_input("手順書について質問してください（例: VPN に接続できないときの確認手順）")
+if question and folder is not None:
+    with st.chat_message("user"):
+        st.text(question)
+    history = [
+        Exchange(m["question"], m["answer"].answer, m["answer"].rewritten_query or m["question"])
+        for m in state.chat_messages[-MAX_HISTORY:]
+    ]
+    config = ChatConfig(
+        k=int(k), bm25_weight=float(bm25_weight), data=folder, session_id=state.chat_session_id
+    )
+    with st.chat_message("assistant"), st.spinner("手順書を検索しています…"):
+        answer: Answer = ask(question, history, config, settings)
+        render_answer(answer, key=f"m{len(state.chat_messages)}", on_open=open_cited)
+    state.chat_messages.append({"question": question, "answer": answer})
+    state.chat_messages = state.chat_messages[-MAX_HISTORY:]
+elif question:
+    st.error("手順書フォルダを正しく指定してください。")

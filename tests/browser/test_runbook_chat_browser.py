@@ -1,0 +1,77 @@
+"""The running app in Chromium: ask a question, see the answer and a citation; a runbook with a
+script tag shows the tag as text and runs nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+import pytest
+
+from tests.browser.conftest import start_app
+from tests.ingest.test_indexer import RUNBOOK_A
+
+pytestmark = pytest.mark.browser
+
+XSS_RUNBOOK = """# 検証用手順
+
+## 手順
+1. <script>window.__xss = 1; alert('xss')</script> という文字列を含むメールを確認する。
+2. <img src=x onerror="window.__xss = 2"> というタグも本文として表示されることを確認する。
+"""
+
+
+@pytest.fixture
+def chat_app(tmp_path):
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "vpn.md").write_text(RUNBOOK_A, encoding="utf-8")
+    (books / "xss.md").write_text(XSS_RUNBOOK, encoding="utf-8")
+    proc, url = start_app(
+        tmp_path / "state",
+        {"WB_RUNBOOKS_DIR": str(books), "WB_ALLOWED_ROOTS": json.dumps([str(tmp_path)])},
+    )
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def ask(page, question: str) -> float:
+    box = page.get_by_placeholder("手順書について質問してください", exact=False)
+    box.fill(question)
+    started = time.perf_counter()
+    box.press("Enter")
+    return started
+
+
+def test_chat_in_chromium(browser, chat_app):
+    page = browser.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(chat_app + "/runbook_chat", wait_until="domcontentloaded")
+    page.get_by_text("機密情報の入力は禁止されています").wait_for(timeout=60_000)
+
+    # The first question builds the index (two small files), then answers.
+    ask(page, "FortiGate のログで認証失敗を確認する手順")
+    page.get_by_text("引用元: vpn.md", exact=False).first.wait_for(timeout=120_000)
+    assert page.get_by_text("[1]", exact=False).count() >= 1
+
+    # Warm: the next answer appears within a couple of seconds (recorded, not asserted).
+    started = ask(page, "証明書の有効期限を確認する")
+    page.get_by_text("引用元: vpn.md", exact=False).nth(1).wait_for(timeout=60_000)
+    print(f"warm answer in the browser: {time.perf_counter() - started:.2f} s after Enter")
+
+    ask(page, "検証用手順で確認するメールの文字列")
+    label = page.get_by_text("引用元: xss.md", exact=False).first
+    label.wait_for(timeout=60_000)
+    label.click()
+    page.get_by_text("<script>", exact=False).first.wait_for(timeout=30_000)
+    assert page.evaluate("window.__xss") is None
+    assert dialogs == []
+    page.close()

@@ -1,0 +1,195 @@
+"""The runbook chat pipeline over the indexed sample runbooks: flags, templates, modes, audit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core import guardrails
+from core.audit import log_path, read_records, verify_file
+from core.runbook_chat import (
+    ChatConfig,
+    Exchange,
+    ask,
+    display_text,
+    open_citation,
+    rewrite_follow_up,
+)
+from tests.conftest import make_settings
+from tests.support.openai_server import OpenAIStub
+
+
+def todays_records(settings):
+    from datetime import datetime
+
+    records, bad = read_records(log_path(settings.logs_dir, datetime.now().astimezone().date()))
+    assert bad == 0
+    return records
+
+
+def cfg(**kw) -> ChatConfig:
+    return ChatConfig(session_id="test", **kw)
+
+
+def test_normal_question_gets_an_extractive_cited_answer(sample_settings):
+    a = ask("ランサムウェアに感染した端末をどう隔離しますか", [], cfg(), sample_settings)
+    assert a.answer_mode == "extractive"
+    assert not any(a.flags.model_dump().values()) or a.flags.dangerous_operation
+    assert "[1]" in a.answer
+    cited = [c for c in a.citations if c.cited]
+    assert cited and cited[0].file == "ransomware-isolation.md"
+    assert all(len(c.excerpt) <= 200 for c in a.citations)
+    assert a.evidence["probability"] >= guardrails.EVIDENCE_THRESHOLD
+    # numbered steps keep their order
+    steps = [line for line in a.answer.splitlines() if line[:2].rstrip(".").isdigit()]
+    numbers = [int(line.split(".")[0]) for line in steps]
+    assert numbers == sorted(numbers)
+
+
+def test_unrelated_question_is_refused_without_generation(sample_settings):
+    a = ask("カレーライスの作り方を教えて", [], cfg(), sample_settings)
+    assert a.flags.insufficient_evidence and a.answer_mode == "template"
+    assert a.answer == guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE
+    assert a.answer.startswith("該当する手順が見つかりませんでした。")
+
+
+@pytest.mark.parametrize("question", ["何", "どうすればいい？", "なぜ"])
+def test_vague_question_gets_the_clarification_template(sample_settings, question):
+    a = ask(question, [], cfg(), sample_settings)
+    assert a.flags.ambiguous_query and a.answer == guardrails.AMBIGUOUS_TEMPLATE
+    assert "例：「ログインできない」" in a.answer
+
+
+def test_dangerous_question_gets_the_banner_and_still_an_answer(sample_settings):
+    a = ask("証跡のイベントログを消去してもよいですか", [], cfg(), sample_settings)
+    assert a.flags.dangerous_operation and a.banner == "⚠️ 承認・確認が必要"
+    assert display_text(a).startswith("⚠️ 承認・確認が必要")
+    assert a.answer_mode == "extractive" and a.citations
+
+
+def test_follow_up_is_rewritten_from_history_and_logged(sample_settings):
+    first = ask("VPN にログインできない利用者への対応", [], cfg(), sample_settings)
+    history = [Exchange(first.question, first.answer, first.question)]
+    assert rewrite_follow_up("その手順の詳細を教えて", history) is not None
+    second = ask("その手順の詳細を教えて", history, cfg(), sample_settings)
+    assert second.rewritten_query and "VPN" in second.rewritten_query
+    assert not second.flags.ambiguous_query
+    assert any(c.file == "vpn-login-failure.md" for c in second.citations if c.cited)
+    logged = [r for r in todays_records(sample_settings) if r["query"] == "その手順の詳細を教えて"]
+    assert logged and "VPN" in logged[-1]["rewritten_query"]
+
+
+def test_audit_record_has_the_design_fields(sample_settings):
+    a = ask("DDoS 攻撃を受けたときの緩和策", [], cfg(k=3, bm25_weight=0.5), sample_settings)
+    assert a.audit_logged
+    record = todays_records(sample_settings)[-1]
+    for key in (
+        "timestamp", "session_id", "query", "search_results", "answer", "processing_time_sec",
+        "token_usage", "cost_usd", "search_config", "flags", "answer_mode", "prev_hash", "hash",
+    ):  # fmt: skip
+        assert key in record, key
+    assert record["search_config"] == {
+        "k": 3, "bm25_weight": 0.5, "vector_weight": 0.5, "fusion": "weighted", "data": None
+    }  # fmt: skip
+    assert {
+        "chunk_id",
+        "score",
+        "bm25_score",
+        "vector_score",
+        "file",
+        "heading",
+        "excerpt",
+        "doc_hash",
+    } <= set(record["search_results"][0])
+    assert record["answer_mode"] == "extractive"
+    assert verify_file(log_path(sample_settings.logs_dir, __import__("datetime").date.today())).ok
+
+
+def test_pii_in_the_question_is_masked_in_the_log(sample_settings):
+    ask("taro@corp.example.jp から届いたフィッシングメールの報告対応", [], cfg(), sample_settings)
+    raw = json.dumps(todays_records(sample_settings)[-1], ensure_ascii=False)
+    assert "taro@corp.example.jp" not in raw and "[EMAIL]" in raw
+
+
+def test_llm_mode_retries_logs_usage_and_removes_invented_refs(sample_state):
+    with OpenAIStub() as stub:
+        stub.queue(status=500)
+        stub.queue(
+            content="1. EDR で端末を隔離する [1]\n2. 責任者に報告する [7]",
+            prompt_tokens=900,
+            completion_tokens=100,
+        )
+        settings = make_settings(
+            sample_state,
+            openai_base_url=stub.base_url,
+            openai_api_key="test-key",
+            chat_model="gpt-4o-mini",
+        )
+        a = ask("ランサムウェア感染端末の隔離手順", [], cfg(), settings)
+        requests = stub.chat_requests()
+    assert a.answer_mode == "llm"
+    assert len(requests) == 2  # the 500 was retried by the client
+    prompt = requests[-1]["messages"][-1]["content"]
+    assert (
+        "コンテキスト:" in prompt
+        and "[1]" in prompt
+        and "ランサムウェア感染端末の隔離手順" in prompt
+    )
+    assert "[7]" not in a.answer and "[1]" in a.answer
+    assert any("7" in w for w in a.warnings)
+    assert a.token_usage["total_tokens"] == 1000
+    assert a.cost_usd == pytest.approx((900 * 0.15 + 100 * 0.60) / 1e6)
+    record = todays_records(settings)[-1]
+    assert record["answer_mode"] == "llm" and record["token_usage"]["prompt_tokens"] == 900
+    assert record["cost_usd"] > 0
+
+
+def test_llm_failure_after_retries_falls_back_with_a_warning(sample_state):
+    with OpenAIStub() as stub:
+        for _ in range(4):
+            stub.queue(status=500)
+        settings = make_settings(
+            sample_state, openai_base_url=stub.base_url, openai_api_key="k", llm_max_retries=3
+        )
+        a = ask("VPN にログインできない", [], cfg(), settings)
+        assert len(stub.chat_requests()) == 4
+    assert a.answer_mode == "extractive"
+    assert any("LLM の呼び出しに失敗しました" in w for w in a.warnings)
+
+
+def test_missing_folder_is_a_message_not_a_crash(sample_settings, tmp_path):
+    a = ask("VPN の手順", [], cfg(data=tmp_path / "nothing"), sample_settings)
+    assert a.answer_mode == "template" and "見つかりません" in a.answer
+
+
+def test_citation_stays_pinned_after_the_document_changes(settings, runbook_dir):
+    (runbook_dir / "vpn.md").write_text(
+        "# VPN 障害\n\n## 手順\n1. FortiGate のログを確認する。\n2. 証明書の期限を確認する。\n",
+        encoding="utf-8",
+    )
+    a = ask("FortiGate のログを確認する手順", [], cfg(data=runbook_dir), settings)
+    c = next(c for c in a.citations if c.cited)
+    (runbook_dir / "vpn.md").write_text(
+        "# VPN 障害\n\n## 手順\n1. 新しい手順に変わった。\n", encoding="utf-8"
+    )
+    from core.runbooks import index_runbooks
+
+    index_runbooks(settings, runbook_dir, check_allowed=False)
+    view = open_citation(settings, runbook_dir, c.chunk_id, c.file, c.doc_hash)
+    assert view.changed and not view.removed
+    assert view.text is not None and "FortiGate" in view.text
+
+
+def test_script_in_a_runbook_is_escaped(settings, runbook_dir):
+    from core.generation.citations import highlight_html
+
+    (runbook_dir / "xss.md").write_text(
+        "# 検証用手順\n\n## 手順\n1. <script>alert('x')</script> と <img src=x onerror=alert(1)> を含む手順を確認する。\n",
+        encoding="utf-8",
+    )
+    a = ask("検証用手順を確認する", [], cfg(data=runbook_dir), settings)
+    c = a.citations[0]
+    rendered = highlight_html(c.text, a.query_terms)
+    assert "<script>" not in rendered and "&lt;script&gt;" in rendered
+    assert "<img" not in rendered

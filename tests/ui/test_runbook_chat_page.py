@@ -1,0 +1,65 @@
+"""The runbook chat page through Streamlit's AppTest, over the indexed sample runbooks."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.settings import PROJECT_ROOT
+
+PAGE = str(PROJECT_ROOT / "pages" / "runbook_chat.py")
+
+
+@pytest.fixture
+def page(monkeypatch, sample_state) -> AppTest:
+    monkeypatch.setenv("WB_STATE_DIR", str(sample_state))
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    return at
+
+
+def markdown_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_page_layout(page):
+    assert any("機密情報の入力は禁止されています" in w.value for w in page.warning)
+    assert page.sidebar.number_input[0].value == 4
+    assert page.sidebar.slider[0].value == 0.6
+    assert any("ベクトルの重み: 0.40" in c.value for c in page.sidebar.caption)
+    assert any("チャンク" in i.value for i in page.sidebar.info)
+
+
+def test_ask_shows_answer_and_collapsed_citations(page):
+    page.chat_input[0].set_value("ランサムウェアに感染した端末の隔離手順").run()
+    assert not page.exception
+    assert "[1]" in markdown_text(page)
+    labels = [e.label for e in page.expander]
+    assert labels and all(
+        label.startswith("[") and "引用元: " in label and "スコア: " in label for label in labels
+    )
+    assert any("ransomware-isolation.md" in label for label in labels)
+    assert any("抽出型回答" in c.value for c in page.caption)
+
+
+def test_dangerous_question_shows_the_red_banner(page):
+    page.chat_input[0].set_value("イベントログを削除してもよいですか").run()
+    assert any(e.value == "承認・確認が必要" and e.icon == "⚠️" for e in page.error)
+
+
+def test_unrelated_question_is_refused(page):
+    page.chat_input[0].set_value("東京から大阪までの新幹線の料金").run()
+    assert "該当する手順が見つかりませんでした。" in markdown_text(page)
+
+
+def test_folder_outside_the_allowed_roots_is_refused(page):
+    page.sidebar.text_input[0].set_value("/etc").run()
+    assert any("許可された場所の外" in e.value for e in page.sidebar.error)
+
+
+def test_rebuild_is_incremental(page):
+    page.sidebar.button[0].click().run()
+    assert not page.exception
+    assert any(
+        "変更なし" in s.value and "埋め込み 0 チャンク" in s.value for s in page.sidebar.success
+    )

@@ -1,0 +1,23 @@
+"""The pages of the workbench, in menu order (the home page links to the same list)."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    path: str
+    title: str
+    icon: str
+    description: str = ""
+    default: bool = False
+
+
+PAGES = [
+    PageInfo("pages/home.py", "ホーム", "🏠", default=True),
+    PageInfo(
+        "pages/runbook_chat.py",
+        "手順書チャット",
+        "📘",
+        "インシデント対応手順書に質問し、引用元付きの回答を得る",
+    ),
+]
