@@ -74,9 +74,6 @@ def search_runbooks(
     rerank: bool = False,
 ) -> SearchOutcome:
     """Search the runbook corpus of ``data``; builds it first when it has never been built."""
-    corpus = runbook_corpus(settings, data)
-    if not corpus.store.manifest():
-        index_runbooks(settings, data, check_allowed=False)
     query = validate_contract(
         SearchQuery,
         {
@@ -97,4 +94,7 @@ def search_runbooks(
             },
         },
     )
+    corpus = runbook_corpus(settings, data)
+    if not corpus.store.manifest():
+        index_runbooks(settings, data, check_allowed=False)
     return Searcher(corpus).run(query, fusion=fusion)
