@@ -20,4 +20,10 @@ PAGES = [
         "📘",
         "インシデント対応手順書に質問し、引用元付きの回答を得る",
     ),
+    PageInfo(
+        "pages/question_sets.py",
+        "質問セット",
+        "📝",
+        "customized_question_set.json の作成・検証・生成・実行・比較",
+    ),
 ]
