@@ -157,7 +157,10 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
 
 # Feature packages add their own subcommands: each module has ``register(subparsers)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("core.question_sets.cli",)
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "core.interview.cli",
+    "core.question_sets.cli",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -57,6 +57,14 @@ RULES: tuple[MaskRule, ...] = (
         r"\1\2[SECRET]",
     ),
     # Contact data
+    MaskRule(  # a Japanese street address: prefecture, city/ward, then a block number
+        "jp_address",
+        re.compile(
+            r"(?:東京都|北海道|(?:京都|大阪)府|[^\s\d、。,()]{2,3}県)[^\s、。,]{1,20}?[市区町村郡]"
+            r"[^\s、。,]{0,20}?\d+(?:丁目|番地?|号|[-－ー]\d+)(?:\d+(?:丁目|番地?|号)|[-－ー]\d+)*"
+        ),
+        "[ADDRESS]",
+    ),
     MaskRule(
         "email",
         re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}"),

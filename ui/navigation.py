@@ -21,6 +21,12 @@ PAGES = [
         "インシデント対応手順書に質問し、引用元付きの回答を得る",
     ),
     PageInfo(
+        "pages/interview.py",
+        "インタビュー",
+        "🗣️",
+        "聞き取りで手順書・ポストモーテム・レシピ・業務報告を作成",
+    ),
+    PageInfo(
         "pages/question_sets.py",
         "質問セット",
         "📝",

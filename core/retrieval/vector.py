@@ -129,13 +129,10 @@ class ChromaVectorIndex:
             raise _chroma_error(exc) from exc
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        try:
-            total = self._col.count()
-            if total == 0:
-                return []
+        try:  # n larger than the collection simply returns fewer ids
             res = self._col.query(
                 query_embeddings=[np.asarray(vector, dtype=np.float32)],
-                n_results=min(n, total),
+                n_results=max(1, n),
                 include=["distances"],
             )
         except Exception as exc:

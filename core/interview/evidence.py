@@ -1,0 +1,125 @@
+"""The search action (VoI_search): look a slot up in an attached corpus.
+
+``RunbookEvidence`` queries the runbook corpus through ``core.runbooks.search_runbooks``; any
+other searcher (the Wikipedia QA pipeline, say) can be attached with ``CallableEvidence``.
+Evidence found becomes a slot candidate with ``source_kind="retrieval"`` (its fact stays
+pending until the user confirms it) and cites ``file > heading``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from core.errors import IndexStateError, WorkbenchError
+from core.interview.domains import SlotSpec
+from core.interview.extraction import SlotCandidate, candidate
+from core.interview.parsing import ParsedValue, parse_value, sentences
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+MIN_SCORE = 0.3
+EXCERPT_CHARS = 240
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    text: str
+    source: str
+    heading: str
+    score: float  # 0..1
+    chunk_id: str = ""
+
+    @property
+    def citation(self) -> str:
+        return f"{self.source} > {self.heading}" if self.heading else self.source
+
+
+class EvidenceSource(Protocol):
+    name: str
+    label: str
+
+    def search(self, query: str, limit: int) -> list[Evidence]: ...
+
+
+class RunbookEvidence:
+    """The runbook corpus (the sample runbooks unless ``data`` names another folder)."""
+
+    name = "runbooks"
+    label = "手順書コーパス"
+
+    def __init__(self, settings: Settings, data: str | Path | None = None) -> None:
+        self.settings = settings
+        self.data = data
+
+    def search(self, query: str, limit: int) -> list[Evidence]:
+        from core.runbooks import runbook_corpus, search_runbooks
+
+        if not runbook_corpus(self.settings, self.data).store.manifest():
+            # building the index takes minutes: never inside an interview turn
+            raise IndexStateError(
+                "手順書インデックスが未構築です。`python -m core index runbooks` で構築してください。"
+            )
+        outcome = search_runbooks(self.settings, query, limit=limit, data=self.data)
+        out = []
+        for hit in outcome.hits:
+            if hit.raw.get("bm25", 0.0) <= 0:  # no query term at all: not evidence
+                continue
+            c = hit.chunk
+            out.append(
+                Evidence(c.body, c.source, c.heading or "", min(1.0, float(hit.score)), c.chunk_id)
+            )
+        return out
+
+
+class CallableEvidence:
+    """Any searcher as a function ``(query, limit) -> list[Evidence]``."""
+
+    def __init__(self, name: str, label: str, fn: Callable[[str, int], list[Evidence]]) -> None:
+        self.name, self.label, self._fn = name, label, fn
+
+    def search(self, query: str, limit: int) -> list[Evidence]:
+        return self._fn(query, limit)
+
+
+def _excerpt(spec: SlotSpec, text: str) -> str:
+    words = list(spec.cues)
+    for f in spec.fields:
+        words.extend(f.cues)
+    for g in spec.terms:
+        words.extend(re.escape(t) for t in g)
+    picked = [s for s in sentences(text) if any(re.search(w, s, re.IGNORECASE) for w in words)]
+    excerpt = "。".join(picked) if picked else text
+    return excerpt[:EXCERPT_CHARS]
+
+
+def search_slot(
+    source: EvidenceSource, spec: SlotSpec, topic: str, limit: int = 3
+) -> tuple[list[SlotCandidate], str | None]:
+    """Candidates for ``spec`` from the corpus, and a warning when the search failed."""
+    query = f"{topic} {spec.search_hint or spec.label}".strip()
+    try:
+        hits = [e for e in source.search(query, limit) if e.score >= MIN_SCORE]
+    except (WorkbenchError, OSError, ValueError, RuntimeError) as exc:
+        log.warning("evidence search failed: %s", exc)
+        return [], f"{source.label}を検索できませんでした（{getattr(exc, 'user_message', exc)}）"
+    out: list[SlotCandidate] = []
+    for ev in hits:
+        if spec.type == "links":
+            value = ParsedValue(
+                text=ev.citation, items=[{"ref": ev.citation}], normalized_match=1.0
+            )
+        else:
+            value = parse_value(spec, _excerpt(spec, ev.text))
+        if value.normalized_match <= 0:
+            continue
+        out.append(
+            candidate(spec, value, round(ev.score, 4), "retrieval", ev.citation, "retrieval")
+        )
+        if spec.type not in ("links", "list", "sequence") or len(out) >= 2:
+            break
+    return out, None

@@ -1,0 +1,383 @@
+"""Parse one piece of answer text into a slot's value (fields, items) and its completeness.
+
+``parse_value(spec, text)`` applies the field extractors of the slot's fields (normalizers for
+numbers, times, URLs, owners …), splits lists and sequences into items, and returns the
+``normalized_match`` of design 10.2: the share of required fields (and ``require_any``
+groups) found, times the share of the minimum number of items for lists and sequences.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from core.interview.domains import FieldSpec, SlotSpec
+from core.interview.normalizers import (
+    find_command,
+    find_criterion,
+    find_owner,
+    format_duration,
+    normalize,
+    parse_clock_times,
+    parse_dates,
+    parse_due,
+    parse_durations,
+    parse_heat,
+    parse_quantities,
+    parse_refs,
+)
+
+COMPARABLE_KINDS = {
+    "magnitude",
+    "money",
+    "duration",
+    "time",
+    "date",
+    "due",
+    "owner",
+    "bool",
+    "temperature",
+}
+_OPEN, _CLOSE = "([「『【<", ")]」』】>"
+_CLAUSE_SEPS = re.compile(r"[、,。;；\n]|→|->|⇒")
+_SENTENCE_SEPS = re.compile(r"[。!?！？\n]+")
+_NUMBERED = re.compile(r"(?:(?<=^)|(?<=[\s。]))(?:\d{1,2}[.)](?!\d)|[①-⑳]|\(\d{1,2}\))\s*")
+_ARROWS = re.compile(r"→|->|⇒")
+_STEP_WORDS = re.compile(r"その後|次に|続いて|最後に|それから")
+_BULLET = re.compile(r"^\s*(?:[-*・●○]|\d{1,2}[.)](?!\d)|[①-⑳]|\(\d{1,2}\))\s*")
+_CONDITION = re.compile(
+    r"(?P<cond>[^。\n]{1,60}?(?:場合|とき|時|なら(?:ば)?|であれば|際|if\s[^,]+))"
+    r"(?:は|には|に|、|,|\s)"
+)
+_YES = re.compile(r"可能|できる|できます|戻せる|戻せます|あり|はい|yes|可(?!能)", re.IGNORECASE)
+_NO = re.compile(r"不可|できない|できません|戻せない|戻せません|なし|いいえ|no\b", re.IGNORECASE)
+_CONTENT = re.compile(r"[\s、。,.!?！？・()\[\]「」→~-]")
+
+
+@dataclass(slots=True)
+class FieldHit:
+    display: str
+    norm: Any  # comparable value (float, str) or None
+    spans: list[tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ParsedValue:
+    text: str
+    fields: dict[str, str] = field(default_factory=dict)  # display values
+    norm: dict[str, Any] = field(default_factory=dict)  # comparable values
+    items: list[dict[str, str]] = field(default_factory=list)
+    normalized_match: float = 0.0
+    is_none: bool = False
+
+
+def content_length(text: str) -> int:
+    return len(_CONTENT.sub("", text))
+
+
+def _depths(text: str) -> list[int]:
+    depth, out = 0, []
+    for char in text:
+        if char in _OPEN:
+            depth += 1
+        out.append(depth)
+        if char in _CLOSE and depth:
+            depth -= 1
+    return out
+
+
+def split_top_level(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """Split on ``pattern`` outside brackets: ``A(B、C)、D`` -> ``["A(B、C)", "D"]``."""
+    depth = _depths(text)
+    parts, last = [], 0
+    for m in pattern.finditer(text):
+        if m.start() < len(depth) and depth[m.start()] == 0 and m.end() > m.start():
+            parts.append(text[last : m.start()])
+            last = m.end()
+    parts.append(text[last:])
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+def split_at(text: str, starts: list[int]) -> list[str]:
+    bounds = sorted(set([0, *starts, len(text)]))
+    return [text[a:b].strip() for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
+
+
+def clauses(text: str) -> list[str]:
+    return split_top_level(text, _CLAUSE_SEPS)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_SEPS.split(text) if s.strip()]
+
+
+def _clean_item(text: str) -> str:
+    return _BULLET.sub("", text).strip(" 、,。;；・-")
+
+
+def split_items(text: str, spec: SlotSpec) -> list[str]:
+    """Items of a list or sequence, by the strongest structure the text shows."""
+    s = text.strip()
+    markers = [m.start() for m in _NUMBERED.finditer(s)]
+    if len(markers) >= 2:
+        parts = split_at(s, markers)
+    elif any(f.kind == "time" for f in spec.fields) and len(parse_clock_times(s)) >= 2:
+        parts = split_at(s, [t.start for t in parse_clock_times(s)])
+        parts = [p.rstrip("→->⇒ ") for p in parts]
+    elif _ARROWS.search(s):
+        parts = split_top_level(s, _ARROWS)
+    else:
+        seps = r"[。;；\n]|" + _STEP_WORDS.pattern
+        if spec.type == "list" or spec.item_separators:
+            seps += "|" + (spec.item_separators or r"[、,・]")
+        parts = split_top_level(s, re.compile(seps))
+    items = [_clean_item(p) for p in parts]
+    return [i for i in items if content_length(i) >= 2]
+
+
+def _clause_with_cue(text: str, cues: list[str], in_item: bool) -> FieldHit | None:
+    """The first clause holding a cue. Inside a list item the first clause is the item's own
+    subject: a cue there is read but not taken out of the remainder."""
+    parts = clauses(text)
+    for index, part in enumerate(parts):
+        if not any(re.search(cue, part, re.IGNORECASE) for cue in cues):
+            continue
+        start = text.find(part)
+        keep = in_item and index == 0
+        if keep and len(parts) > 1:
+            continue
+        return FieldHit(part, None, [] if keep else [(start, start + len(part))])
+    return None
+
+
+def _quantities(text: str, dims: set[str]) -> FieldHit | None:
+    found = [q for q in parse_quantities(text) if q.dimension in dims]
+    if not found:
+        return None
+    first = found[0]
+    prefix = "約" if first.approx and not first.text.startswith("約") else ""
+    display = "・".join(prefix + q.text if i == 0 else q.text for i, q in enumerate(found[:3]))
+    norm = f"{first.dimension}:{first.base_value}" if first.base_value is not None else None
+    return FieldHit(display, norm, [(q.start, q.end) for q in found[:3]])
+
+
+def extract_field(
+    spec: FieldSpec, text: str, today: date | None = None, *, in_item: bool = False
+) -> FieldHit | None:
+    """One field of ``spec.kind`` from normalized ``text`` (``remainder`` is handled by the caller)."""
+    kind = spec.kind
+    if kind == "text":
+        if not spec.cues:
+            return FieldHit(text, None, []) if content_length(text) >= 2 else None
+        return _clause_with_cue(text, spec.cues, in_item)
+    if kind == "magnitude":
+        return _quantities(text, {"count", "percent"})
+    if kind == "money":
+        return _quantities(text, {"money"})
+    if kind == "whole":
+        return FieldHit(text.strip(), None, []) if content_length(text) >= 1 else None
+    if kind == "quantity":
+        return _quantities(text, {"mass", "volume", "count", "vague"})
+    if kind == "temperature":
+        return _quantities(text, {"temperature"})
+    if kind == "heat":
+        heat = parse_heat(text)
+        return (
+            FieldHit(heat, heat, [(text.find(heat), text.find(heat) + len(heat))]) if heat else None
+        )
+    if kind == "duration":
+        durations = parse_durations(text)
+        if not durations:
+            return None
+        d = next((x for x in durations if x.relative), durations[0])
+        display = ("約" if d.approx else "") + format_duration(d.seconds)
+        return FieldHit(display, d.seconds, [(d.start, d.end)])
+    if kind == "time":
+        times = parse_clock_times(text)
+        if not times:
+            return None
+        t = times[0]
+        return FieldHit(t.hhmm, t.hour * 60 + t.minute, [(t.start, t.end)])
+    if kind == "date":
+        dates = parse_dates(text, today)
+        if not dates:
+            return None
+        d = dates[0]
+        return FieldHit(d.text, d.value.isoformat() if d.value else d.text, [(d.start, d.end)])
+    if kind == "due":
+        due = parse_due(text, today)
+        if due is None:
+            return None
+        start = text.find(due.text)
+        norm = due.date.isoformat() if due.date else (due.within_seconds or due.text)
+        return FieldHit(due.text, norm, [(start, start + len(due.text))] if start >= 0 else [])
+    if kind == "owner":
+        found = find_owner(text)
+        return FieldHit(found[0], found[0].casefold(), [found[1:]]) if found else None
+    if kind in ("url", "ref"):
+        refs = parse_refs(text)
+        if kind == "url":
+            refs = [r for r in refs if "://" in r]
+        if not refs:
+            return None
+        spans = []
+        for ref in refs:
+            at = text.lower().find(ref.lower().split("://")[-1][:20])
+            if at >= 0:
+                spans.append(
+                    (max(0, text.rfind("http", 0, at + 1)) if "://" in ref else at, at + len(ref))
+                )
+        return FieldHit(", ".join(refs), refs[0], spans)
+    if kind == "criterion":
+        found = find_criterion(text)
+        return FieldHit(found[0], None, [found[1:]]) if found else None
+    if kind == "command":
+        found = find_command(text)
+        return FieldHit(found[0], None, [found[1:]]) if found else None
+    if kind == "condition":
+        m = _CONDITION.search(text)
+        return FieldHit(m.group("cond").strip(), None, [m.span("cond")]) if m else None
+    if kind == "category":
+        for label, words in spec.values.items():
+            if any(w.lower() in text.lower() for w in words):
+                return FieldHit(label, label, [])
+        return None
+    if kind == "bool":
+        if _NO.search(text):
+            return FieldHit("不可", False, [])
+        if _YES.search(text):
+            return FieldHit("可", True, [])
+        return None
+    return None
+
+
+def _remainder(text: str, spans: list[tuple[int, int]]) -> str | None:
+    chars = list(text)
+    for a, b in spans:
+        for i in range(max(0, a), min(len(chars), b)):
+            chars[i] = " "
+    rest = "".join(chars)
+    rest = re.sub(r"\([\s、,・/]*\)", "", rest)
+    rest = re.sub(r"\s*([、,])(?:\s*[、,])+", r"\1", rest)
+    rest = re.sub(r"\s+", " ", rest).strip(" 、,。;；:・()→-")
+    rest = re.sub(r"^(?:頃|ごろ)\s*[、,]?\s*", "", rest)
+    rest = re.sub(r"(?:です|でした|になります|ます|だ)[。.]?$", "", rest).strip(" 、,。")
+    rest = re.sub(r"^(?:は|が|を|で|に|と)(?=\s|$)", "", rest).strip()
+    return rest if content_length(rest) >= 1 else None
+
+
+def parse_fields(
+    specs: list[FieldSpec], text: str, today: date | None = None, *, in_item: bool = False
+) -> tuple[dict[str, str], dict[str, Any]]:
+    fields: dict[str, str] = {}
+    norm: dict[str, Any] = {}
+    spans: list[tuple[int, int]] = []
+    for fspec in specs:
+        if fspec.kind == "remainder":
+            continue
+        hit = extract_field(fspec, text, today, in_item=in_item)
+        if hit is None:
+            continue
+        fields[fspec.name] = hit.display
+        if hit.norm is not None and fspec.kind in COMPARABLE_KINDS:
+            norm[fspec.name] = hit.norm
+        if fspec.kind not in ("category", "bool"):
+            spans.extend(hit.spans)
+    for fspec in specs:
+        if fspec.kind == "remainder":
+            rest = _remainder(text, spans)
+            if rest:
+                fields[fspec.name] = rest
+    return fields, norm
+
+
+def completeness(spec: SlotSpec, fields: dict[str, Any]) -> float:
+    required = [f.name for f in spec.fields if f.required]
+    total = len(required) + len(spec.require_any)
+    if total == 0:
+        return 1.0 if fields else 0.0
+    found = sum(1 for name in required if fields.get(name))
+    found += sum(1 for group in spec.require_any if any(fields.get(n) for n in group))
+    return found / total
+
+
+def items_match(spec: SlotSpec, items: list[dict[str, str]]) -> float:
+    if not items:
+        return 0.0
+    share = min(1.0, len(items) / max(1, spec.min_items))
+    if spec.type == "sequence" and spec.fields:
+        quality = sum(completeness(spec, item) for item in items) / len(items)
+        return round(share * quality, 4)
+    return round(share, 4)
+
+
+def parse_value(spec: SlotSpec, text: str, today: date | None = None) -> ParsedValue:
+    """The slot value carried by ``text`` and its normalized match in [0, 1]."""
+    s = normalize(text).strip()
+    value = ParsedValue(text=s)
+    if not s:
+        return value
+    if spec.type in ("text", "record"):
+        value.fields, value.norm = parse_fields(spec.fields, s, today)
+        if spec.type == "text":
+            length_share = min(1.0, content_length(s) / max(1, spec.min_chars))
+            value.normalized_match = round(
+                length_share * (completeness(spec, value.fields) if spec.fields else 1.0), 4
+            )
+        else:
+            value.normalized_match = round(completeness(spec, value.fields), 4)
+    elif spec.type == "links":
+        refs = parse_refs(s)
+        value.items = [{"ref": r} for r in refs]
+        value.normalized_match = 1.0 if refs else (0.5 if content_length(s) >= 4 else 0.0)
+        if not refs and content_length(s) >= 4:
+            value.items = [{"ref": item} for item in split_items(s, spec)]
+    elif spec.type == "list":
+        value.items = [{"text": item} for item in split_items(s, spec)]
+        value.normalized_match = items_match(spec, value.items)
+    else:  # sequence: items as split, or the whole answer as one item if that reads better
+        value.items = _sequence_items(spec, split_items(s, spec), today)
+        value.normalized_match = items_match(spec, value.items)
+        if len(value.items) > 1 and spec.min_items <= 1:
+            whole = _sequence_items(spec, [s], today)
+            if items_match(spec, whole) > value.normalized_match:
+                value.items, value.normalized_match = whole, items_match(spec, whole)
+    return value
+
+
+def _sequence_items(spec: SlotSpec, parts: list[str], today: date | None) -> list[dict[str, str]]:
+    items = []
+    for part in parts:
+        fields, _ = parse_fields(spec.fields, part, today, in_item=True)
+        if fields:
+            items.append(fields)
+    return items
+
+
+def none_value(spec: SlotSpec) -> ParsedValue:
+    """「特になし」 for a slot that allows it: a complete value."""
+    return ParsedValue(text="なし", normalized_match=1.0, is_none=True)
+
+
+def values_conflict(old: Any, new: Any) -> bool:
+    """Comparable values disagree (numbers by more than 10 %, strings case-insensitively)."""
+    if old is None or new is None:
+        return False
+    if isinstance(old, bool) or isinstance(new, bool):
+        return old != new
+    if isinstance(old, int | float) and isinstance(new, int | float):
+        scale = max(abs(old), abs(new), 1e-9)
+        return abs(old - new) / scale > 0.1
+    if isinstance(old, str) and isinstance(new, str):
+        if ":" in old and ":" in new and old.split(":")[0] != new.split(":")[0]:
+            return False  # different dimensions (count vs percent) are not comparable
+        try:
+            a, b = float(old.split(":")[-1]), float(new.split(":")[-1])
+        except ValueError:
+            return old.casefold() != new.casefold()
+        scale = max(abs(a), abs(b), 1e-9)
+        return abs(a - b) / scale > 0.1
+    return False

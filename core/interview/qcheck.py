@@ -1,0 +1,187 @@
+"""Question quality check (Stage07) with the design's decision table (26.1):
+
+| check                                         | verdict | action                                   |
+| specificity < 0.7                             | NG      | regenerate once, then the fallback       |
+| tacit_power < 0.5                             | WARN    | add a criterion sentence, re-evaluate    |
+| string similarity >= θ1 or n-gram dist <= θ2  | DUP     | reject, the caller moves to another slot |
+| longer than N characters                      | UX      | compress to two sentences                |
+
+specificity (10.9): the share of the slot's structured attributes (units, constraints, times,
+fields: the slot's ``terms``) the question mentions. tacit_power: 0.5 for asking for an
+implicit premise, intent or criterion (判断基準・前提・理由 …) plus 0.5 for eliciting a concrete,
+structured answer (具体的・どのくらい・時系列 …). Every reason is returned for the WAL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from core.interview.domains import SlotSpec
+from core.interview.normalizers import normalize
+from core.interview.qgen import Draft
+from core.interview.similarity import is_duplicate
+from core.interview.state import QCheckEvent, QCheckResult
+
+SPECIFICITY_MIN = 0.7
+TACIT_MIN = 0.5
+MAX_CHARS = 110  # N
+
+_TACIT = re.compile(
+    r"判断基準|基準|前提|理由|なぜ|意図|根拠|条件|観点|目安|決め手|背景|判断|見極め"
+)
+_ELICIT = re.compile(
+    r"具体|どのように|どの程度|どのくらい|どれくらい|どうやって|形式|例えば|例:|時系列|それぞれ|"
+    r"順番|順に|内訳|何を|何が|どんな|いつ|誰|何人|何分|何日|単位|URL|番号|一文|数字|何時"
+)
+_SENTENCE = re.compile(r"[^。？?！!]+[。？?！!]?")
+
+
+def specificity(text: str, specs: list[SlotSpec], focus: list[str] | None = None) -> float:
+    s = normalize(text).casefold()
+    groups: list[list[str]] = []
+    for spec in specs:
+        groups.extend(spec.term_groups(focus or None))
+    if not groups:
+        return 1.0 if any(spec.label in text for spec in specs) else 0.5
+    hit = sum(1 for g in groups if any(normalize(t).casefold() in s for t in g))
+    return round(hit / len(groups), 4)
+
+
+def tacit_power(text: str) -> float:
+    return 0.5 * bool(_TACIT.search(text)) + 0.5 * bool(_ELICIT.search(text))
+
+
+def compress(text: str, keep_last: str | None = None, max_chars: int = MAX_CHARS) -> str:
+    """At most two sentences: the main question (the first with a question mark, else the first)
+    and ``keep_last`` (an added criterion sentence) or the next one."""
+    sents = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    if len(sents) <= 2 and len(text) <= max_chars:
+        return text
+    main = next((s for s in sents if "？" in s or "?" in s), sents[0] if sents else text)
+    second = keep_last if keep_last and keep_last != main else None
+    if second is None:
+        rest = [s for s in sents if s != main]
+        second = rest[0] if rest and len(main) + len(rest[0]) <= max_chars else None
+    return main + (second or "")
+
+
+@dataclass(slots=True)
+class Checked:
+    draft: Draft | None  # None when rejected as a duplicate
+    result: QCheckResult
+    events: list[QCheckEvent] = field(default_factory=list)
+
+
+def run_qcheck(
+    draft: Draft,
+    specs: dict[str, SlotSpec],
+    asked: list[str],
+    *,
+    turn: int,
+    regenerate: Callable[[Draft], Draft],
+    fallback: Callable[[Draft], Draft],
+    scores: tuple[float | None, float | None] = (None, None),
+) -> Checked:
+    """Apply the decision table; ``scores`` are an LLM's (specificity, tacit_power) if any."""
+    targets = [specs[n] for n in draft.slots if n in specs]
+    reasons: list[str] = []
+    events: list[QCheckEvent] = []
+    regenerated = fell_back = appended = compressed = False
+
+    def spec_of(d: Draft, external: float | None = None) -> float:
+        if d.source in ("clarify", "fallback", "structured"):
+            return 1.0
+        return external if external is not None else specificity(d.core, targets, d.focus)
+
+    score = spec_of(draft, scores[0])
+    if score < SPECIFICITY_MIN:
+        reasons.append(f"specificity<{SPECIFICITY_MIN} ({score:.2f})")
+        events.append(
+            QCheckEvent(
+                turn=turn,
+                slots=draft.slots,
+                text=draft.core,
+                status="ng",
+                reasons=[reasons[-1]],
+                failed=True,
+            )
+        )
+        draft = regenerate(draft)
+        regenerated = True
+        score = spec_of(draft)
+        if score < SPECIFICITY_MIN:
+            reasons.append(f"regenerated specificity<{SPECIFICITY_MIN} ({score:.2f}): fallback")
+            events.append(
+                QCheckEvent(
+                    turn=turn,
+                    slots=draft.slots,
+                    text=draft.core,
+                    status="ng",
+                    reasons=[reasons[-1]],
+                    failed=True,
+                )
+            )
+            draft = fallback(draft)
+            fell_back = True
+            score = spec_of(draft)
+    tacit = scores[1] if scores[1] is not None and not regenerated else tacit_power(draft.core)
+    criterion = None
+    if tacit < TACIT_MIN and draft.source != "clarify":
+        reasons.append(f"tacit_power<{TACIT_MIN} ({tacit:.2f}): criterion added")
+        criterion = targets[0].criterion if targets else "判断の基準があれば教えてください。"
+        draft.core = f"{draft.core}{criterion}"
+        appended = True
+        tacit = tacit_power(draft.core)
+    if is_duplicate(draft.core, asked):
+        reasons.append("duplicate of an earlier question")
+        events.append(
+            QCheckEvent(
+                turn=turn,
+                slots=draft.slots,
+                text=draft.core,
+                status="dup",
+                reasons=list(reasons),
+                failed=True,
+            )
+        )
+        result = QCheckResult(
+            specificity=score,
+            tacit_power=tacit,
+            status="dup",
+            reasons=reasons,
+            regenerated=regenerated,
+            fallback=fell_back,
+            appended_criterion=appended,
+        )
+        return Checked(None, result, events)
+    if len(draft.text) > MAX_CHARS:
+        reasons.append(f"length>{MAX_CHARS}: compressed to two sentences")
+        draft.core = compress(draft.core, criterion)
+        if len(draft.text) > MAX_CHARS:
+            draft.preface = ""
+        compressed = True
+    own = "warn" if appended else "ux" if compressed else "ok"  # the accepted candidate's verdict
+    status = "ng" if fell_back or regenerated else own
+    events.append(
+        QCheckEvent(
+            turn=turn,
+            slots=draft.slots,
+            text=draft.core,
+            status=own,
+            reasons=list(reasons),
+            failed=False,
+        )
+    )
+    result = QCheckResult(
+        specificity=score,
+        tacit_power=tacit,
+        status=status,
+        reasons=reasons,
+        regenerated=regenerated,
+        fallback=fell_back,
+        compressed=compressed,
+        appended_criterion=appended,
+    )
+    return Checked(draft, result, events)

@@ -1,0 +1,121 @@
+"""Interview: choose a domain and a topic, answer the questions, get the document.
+
+The interviewer looks for missing slots, asks the question with the highest value of
+information, stops when the document is complete enough and writes it. Sessions are saved after
+every turn and can be resumed from the sidebar.
+"""
+
+import streamlit as st
+
+from core.errors import WorkbenchError
+from ui.interview import (
+    SESSION_KEY,
+    chat_history,
+    decision_panel,
+    document_panel,
+    interviewer,
+    labels,
+    pending_facts,
+    slot_panel,
+    stop_panel,
+)
+from ui.resources import settings
+
+st.title("🗣️ インタビュー")
+st.caption(
+    "手順書・ポストモーテム・レシピ・業務報告を聞き取りで作成します。足りない項目を見つけて"
+    "価値の高い質問から尋ね、十分にそろったら文書を書きます。"
+)
+
+cfg = settings()
+names = labels()
+with st.sidebar:
+    st.subheader("新しいインタビュー")
+    domain = st.selectbox("ドメイン", list(names), format_func=lambda d: names[d], key="iv_domain")
+    topic = st.text_input(
+        "テーマ（最初のひとこと）",
+        key="iv_topic",
+        placeholder="例: 昨日の決済システムの障害について振り返りたい",
+    )
+    corpus = st.checkbox(
+        "手順書コーパスも検索する",
+        key="iv_corpus",
+        help="前提条件・検証・ロールバックなどを手順書から探して埋めます（要確認）。",
+    )
+    start = st.button("開始", type="primary", key="iv_start")
+
+iv = interviewer(cfg, corpus=corpus)
+
+if start:
+    try:
+        started = iv.start(domain, topic, user_id="streamlit")
+        st.session_state[SESSION_KEY] = started.session.session_id
+    except WorkbenchError as exc:
+        st.sidebar.error(exc.user_message)
+
+with st.sidebar:
+    st.subheader("セッション一覧")
+    sessions = iv.sessions()
+    if sessions:
+        options = {s.session_id: s for s in sessions}
+
+        def describe(sid: str) -> str:
+            s = options[sid]
+            state = "終了" if s.status == "stopped" else "進行中"
+            broken = "・破損" if s.corrupt else ""
+            return f"{s.topic[:24]}（{names.get(s.domain, s.domain)}・{state}・{s.turn}ターン{broken}）"
+
+        chosen = st.selectbox(
+            "保存されたセッション", list(options), format_func=describe, key="iv_pick"
+        )
+        if st.button("再開", key="iv_resume"):
+            st.session_state[SESSION_KEY] = chosen
+    else:
+        st.caption("保存されたセッションはまだありません。")
+
+session_id = st.session_state.get(SESSION_KEY)
+if not session_id:
+    st.info(
+        "サイドバーでドメインとテーマを入力して「開始」を押すか、保存されたセッションを再開してください。"
+    )
+    st.stop()
+
+try:
+    result = iv.resume(session_id)
+except WorkbenchError as exc:
+    st.error(exc.user_message)
+    st.stop()
+
+for warning in result.warnings:
+    st.warning(warning)
+
+answer = None if result.done else st.chat_input("回答を入力（「終了」で中断）", key="iv_answer")
+if answer is not None:
+    try:
+        result = iv.answer(session_id, answer)
+    except WorkbenchError as exc:
+        st.error(exc.user_message)
+    for c in result.contradictions:
+        st.warning(
+            f"{c.field}が以前の回答と食い違っています:「{c.old_value}」→「{c.new_value}」。確認の質問をします。"
+        )
+    for c in result.resolved:
+        st.info(f"{c.field}: {c.resolution}")
+    for warning in result.warnings:
+        st.warning(warning)
+
+chat_col, panel_col = st.columns([3, 2])
+with chat_col:
+    st.caption(f"テーマ: {result.session.topic}（{names.get(result.session.goal_kind, '')}）")
+    chat_history(result)
+    if not result.done and st.button("ここで終えて文書を作成", key="iv_abort"):
+        result = iv.abort(session_id)
+        st.rerun()
+with panel_col:
+    decision_panel(result)
+    slot_panel(iv, result.session)
+
+if result.done:
+    stop_panel(iv, result)
+    pending_facts(iv, result)
+    document_panel(result)

@@ -1,0 +1,66 @@
+"""The interview page through Streamlit's AppTest."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.settings import PROJECT_ROOT
+
+from .conftest import APPENDIX_G
+
+PAGE = str(PROJECT_ROOT / "pages" / "interview.py")
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("WB_STATE_DIR", str(tmp_path / "state"))
+    return AppTest.from_file(PAGE, default_timeout=60)
+
+
+def texts(at) -> list[str]:
+    return [t.value for t in at.text]
+
+
+def test_interview_page_runs_a_session_to_the_document(app):
+    at = app.run()
+    assert not at.exception
+    assert "インタビュー" in at.title[0].value
+    assert any("開始" in i.value for i in at.info)
+    at.sidebar.selectbox(key="iv_domain").set_value("postmortem")
+    at.sidebar.text_input(key="iv_topic").set_value("昨日の決済システムの障害について振り返りたい")
+    at.sidebar.button(key="iv_start").click().run()
+    assert not at.exception
+    assert any(t.startswith("了解しました。まず、事象の概要") for t in texts(at))
+    assert any(m.label == "選んだ行動の VoI" for m in at.metric)
+    assert any("VoI" in c.value and "概要" in c.value for c in at.caption)
+    assert len(at.get("progress")) == 9  # one fill bar per postmortem slot
+    order = ["summary", "impact", "detection", "capa", "timeline"]
+    for slot in order:
+        at.chat_input(key="iv_answer").set_value(APPENDIX_G[slot]).run()
+        assert not at.exception
+    assert any("終了" in s.value for s in at.success)
+    assert any("まだ埋まっていない項目" in w.value for w in at.warning)
+    assert at.get("download_button")
+    assert any("ポストモーテム: 昨日の決済システム" in m.value for m in at.markdown)
+
+
+def test_sessions_list_resumes_at_the_same_question(app):
+    at = app.run()
+    at.sidebar.selectbox(key="iv_domain").set_value("recipe")
+    at.sidebar.text_input(key="iv_topic").set_value("肉じゃが")
+    at.sidebar.button(key="iv_start").click().run()
+    question = next(t for t in texts(at) if t.startswith("了解しました"))
+    # a fresh browser session (no session_state): pick the stored session and resume
+    fresh = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert "肉じゃが" in fresh.sidebar.selectbox(key="iv_pick").options[0]
+    fresh.sidebar.button(key="iv_resume").click().run()
+    assert not fresh.exception
+    assert question in texts(fresh)
+
+
+def test_empty_topic_shows_a_japanese_error(app):
+    at = app.run()
+    at.sidebar.button(key="iv_start").click().run()
+    assert not at.exception
+    assert any("テーマ" in e.value for e in at.sidebar.error)

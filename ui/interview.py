@@ -1,0 +1,160 @@
+"""Streamlit helpers for the interview page: the cached interviewer and the panels.
+
+All user and document text goes through plain Streamlit widgets (``st.text``, ``st.markdown``
+without ``unsafe_allow_html`` on Markdown whose user text ``core.interview.artifacts`` escaped);
+nothing is rendered as raw HTML.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.interview.artifacts import document_filename
+from core.interview.domains import domain_labels
+from core.interview.evidence import RunbookEvidence
+from core.interview.orchestrator import Interviewer, TurnResult
+from core.interview.state import SessionState
+from core.settings import Settings
+
+SESSION_KEY = "interview_session_id"
+
+
+@st.cache_resource(show_spinner=False)
+def _interviewer(state_root: str, llm_key: tuple, neo4j: str | None, corpus: bool) -> Interviewer:
+    settings = Settings()
+    evidence = RunbookEvidence(settings) if corpus else None
+    return Interviewer(settings, evidence=evidence)
+
+
+def interviewer(settings: Settings, corpus: bool = False) -> Interviewer:
+    """One interviewer per configuration (state folder, LLM, graph, corpus), shared by reruns."""
+    llm_key = (settings.openai_base_url, bool(settings.openai_api_key), settings.chat_model)
+    return _interviewer(str(settings.state_root), llm_key, settings.neo4j_uri, corpus)
+
+
+def labels() -> dict[str, str]:
+    return domain_labels()
+
+
+def chat_history(result: TurnResult) -> None:
+    state = result.session
+    for message in state.messages:
+        if message.question:
+            with st.chat_message("assistant"):
+                st.text(message.question)
+        with st.chat_message("user"):
+            st.text(message.answer if message.answer.strip() else "（空の回答）")
+    if result.question and not result.done:
+        with st.chat_message("assistant"):
+            st.text(result.question)
+
+
+def slot_panel(iv: Interviewer, state: SessionState) -> None:
+    """Fill bars with the gap priority of every slot, critical ones marked."""
+    st.subheader("スロットの充足状況")
+    gaps = {g.slot: g for g in iv.gaps(state)}
+    for name, slot in state.slots.items():
+        gap = gaps.get(name)
+        mark = "★" if slot.critical else "・"
+        status = "充足" if slot.filled else ("暫定" if slot.provisional else "未充足")
+        st.progress(
+            min(1.0, slot.filled_ratio),
+            text=f"{mark}{slot.label or name}（{status} {slot.filled_ratio:.0%}）",
+        )
+        if gap is not None and not slot.filled:
+            st.caption(
+                f"優先度 {gap.priority:.3f}（重要度 {slot.importance:.2f} × 未充足 "
+                f"{1 - slot.filled_ratio:.2f} × 経過 {gap.staleness:.2f}）"
+            )
+    st.caption(
+        "★ は重要スロット。重要スロットの充足率が 85% 以上で重大な欠落がなければ終了します。"
+    )
+
+
+def decision_panel(result: TurnResult) -> None:
+    decision = result.decision
+    if decision is None or result.done:
+        return
+    st.subheader("この質問を選んだ理由")
+    st.metric("選んだ行動の VoI", f"{decision.voi:.3f}")
+    st.caption(decision.reason)
+    if decision.candidates[1:]:
+        rows = [
+            {
+                "行動": "検索" if a.action == "search" else "質問",
+                "対象": "・".join(a.slots),
+                "VoI": round(a.voi, 4),
+            }
+            for a in decision.candidates[:5]
+        ]
+        st.dataframe(rows, hide_index=True)
+
+
+def stop_panel(iv: Interviewer, result: TurnResult) -> None:
+    state = result.session
+    stop = result.stop
+    if stop is None:
+        return
+    if stop.reason == "kpi_met":
+        st.success(f"終了: {stop.label}")
+    else:
+        st.info(f"終了: {stop.label}")
+    if stop.missing:
+        specs = iv.specs_for(state)
+        names = [specs[n].label if n in specs else n for n in stop.missing]
+        st.warning("まだ埋まっていない項目: " + "、".join(names))
+
+
+def document_panel(result: TurnResult) -> None:
+    if not result.document:
+        return
+    st.subheader("生成された文書")
+    st.download_button(
+        "Markdown をダウンロード",
+        data=result.document.encode("utf-8"),
+        file_name=document_filename(result.session),
+        mime="text/markdown",
+    )
+    tab_view, tab_raw = st.tabs(["表示", "Markdown"])
+    with tab_view:
+        st.markdown(result.document)  # user text is escaped by core.interview.artifacts
+    with tab_raw:
+        st.code(result.document, language="markdown")
+
+
+def pending_facts(iv: Interviewer, result: TurnResult) -> None:
+    """Facts from the corpus or inferred by the interviewer wait for the user's approval."""
+    state = result.session
+    waiting = [
+        state.facts[a.fact_id]
+        for a in state.approvals.values()
+        if a.decision == "pending"
+        and a.fact_id in state.facts
+        and state.facts[a.fact_id].source_kind in ("retrieval", "model_infer")
+    ]
+    critical = [
+        state.facts[a.fact_id]
+        for a in state.approvals.values()
+        if a.decision == "pending"
+        and a.fact_id in state.facts
+        and state.facts[a.fact_id].source_kind == "user"
+    ]
+    if critical and st.button(
+        f"重要な事実をまとめて確認（{len(critical)} 件）", key="iv_confirm_all"
+    ):
+        for fact in critical:
+            iv.confirm_fact(state.session_id, fact.id, "confirmed")
+        st.rerun()
+    if not waiting:
+        return
+    with st.expander(f"確認待ちの事実（{len(waiting)} 件）"):
+        for fact in waiting:
+            st.text(f"{fact.slot_name}: {fact.text[:200]}")
+            st.caption(f"出所: {fact.provenance}")
+            c1, c2 = st.columns(2)
+            if c1.button("確認", key=f"ok-{fact.id}"):
+                iv.confirm_fact(state.session_id, fact.id, "confirmed")
+                st.rerun()
+            if c2.button("却下", key=f"ng-{fact.id}"):
+                iv.confirm_fact(state.session_id, fact.id, "rejected")
+                st.rerun()
