@@ -157,13 +157,16 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
 
 # Feature packages add their own subcommands: each module has ``register(subparsers)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "core.interview.cli",
-    "core.question_sets.cli",
-)
+# Keyed by the command name, so that only the module of the command being run is imported
+# (some pull in pandas or the wiki index; the runbook commands should start fast).
+SUBCOMMANDS: dict[str, str] = {
+    "interview": "core.interview.cli",
+    "qset": "core.question_sets.cli",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``command`` given, only that feature module is imported."""
     parser = argparse.ArgumentParser(prog="python -m core", description="SOC ワークベンチ CLI")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -196,14 +199,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_verify.add_argument("--date", default=None, help="YYYY-MM-DD（既定: すべての日）")
     p_verify.set_defaults(func=cmd_audit_verify)
 
-    for module in SUBCOMMAND_MODULES:
-        importlib.import_module(module).register(sub)
+    for name, module in SUBCOMMANDS.items():
+        if command is None or command == name:
+            importlib.import_module(module).register(sub)
+        else:
+            sub.add_parser(name, help=f"（{name} のヘルプは python -m core {name} -h）")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    command = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(command).parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except WorkbenchError as exc:

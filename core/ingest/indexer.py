@@ -242,8 +242,11 @@ def _apply(
         (report.updated if doc.doc_id in manifest else report.added).append(doc.doc_id)
     report.removed.extend(removed)
 
-    # Embed the new chunks; their vectors stay invisible until the commit below.
+    # Embed the new chunks; their vectors stay invisible until the commit below. The store
+    # remembers that vectors may be stale until they are collected (an interrupted build).
     new_chunks = [c for _, _, chunks in chunked for c in chunks]
+    if new_chunks or removed:
+        store.set_meta("vectors_dirty", "1")
     embed_started = time.perf_counter()
     for b in range(0, len(new_chunks), batch_size):
         batch = new_chunks[b : b + batch_size]
@@ -265,7 +268,8 @@ def _apply(
                 for c in batch
             ],
         )
-    corpus.vectors.flush()
+    if new_chunks:
+        corpus.vectors.flush()
     report.embed_seconds = time.perf_counter() - embed_started
     report.chunks_embedded = len(new_chunks)
 
@@ -278,16 +282,18 @@ def _apply(
         doc.doc_id: {c.chunk_id: extract_entities(c.text) for c in chunks}
         for doc, _, chunks in chunked
     }
-    info = corpus.embedder.info
+    info = corpus.embedder_info
     if report.changed or params_changed or store.get_meta("embedder_name") is None:
         _commit(corpus, chunked, removed, tokens_by_id, mentions, info)
 
     # Collect vectors that are not live any more (also those of an interrupted build).
     live = store.live_vector_keys()
-    stale = sorted(corpus.vectors.keys() - live)
-    if stale:
-        corpus.vectors.delete(stale)
-        corpus.vectors.flush()
+    if store.get_meta("vectors_dirty") == "1":
+        stale = sorted(corpus.vectors.keys() - live)
+        if stale:
+            corpus.vectors.delete(stale)
+            corpus.vectors.flush()
+        store.set_meta("vectors_dirty", "0")
     report.total_chunks = len(live)
     if progress:
         progress(1, 1, "完了")

