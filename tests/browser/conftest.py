@@ -73,8 +73,10 @@ def start_app(state: Path, extra_env: dict[str, str] | None = None) -> tuple[sub
     raise RuntimeError("streamlit did not start: " + (proc.stdout.read() or b"").decode()[-2000:])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    """Per module: Playwright's sync API keeps an event loop running while it is open, which
+    would break later tests that call ``asyncio.run``."""
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is missing: run `make browser-deps` (make test does it)")
     from playwright.sync_api import sync_playwright

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
@@ -30,7 +31,9 @@ def message(content: str, channel: Channel, author: int = 7, bot: bool = False):
 
 
 def say(handler, text, channel, **kw):
-    asyncio.run(handler.on_message(message(text, channel, **kw)))
+    # A fresh thread has no running event loop, whatever other tests left in the main thread.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, handler.on_message(message(text, channel, **kw))).result()
     return channel.sent[-1] if channel.sent else None
 
 
