@@ -1,6 +1,6 @@
 """Run a question set against a target and keep every answer in a run file.
 
-A run file (``<runs_dir>/run-<UTC time>-<target>-<id>.json``) holds one record per question, in
+A run file (``<runs_dir>/run-<UTC time to the microsecond>-<target>-<id>.json``) holds one record per question, in
 the set's execution order, with the set's ids, the question id and text, the answer, its
 citations and flags, the answer mode, timing and any error. It is rewritten atomically after
 each question (status ``running``), so an interrupted run leaves a readable file that
@@ -195,7 +195,7 @@ def run_question_set(
         run = _resume(path, qs, target)
     else:
         run = _new_run(qs, target)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")  # microseconds: runs sort by time
         path = (
             Path(out) if out else settings.runs_dir / f"run-{stamp}-{target.name}-{run.run_id}.json"
         )
