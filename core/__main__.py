@@ -162,6 +162,8 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 SUBCOMMANDS: dict[str, str] = {
     "interview": "core.interview.cli",
     "qset": "core.question_sets.cli",
+    "wiki": "core.wiki.cli",
+    "eval": "core.evaluation.cli",
 }
 
 

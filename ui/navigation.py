@@ -21,6 +21,12 @@ PAGES = [
         "インシデント対応手順書に質問し、引用元付きの回答を得る",
     ),
     PageInfo(
+        "pages/wiki_qa.py",
+        "Wikipedia QA",
+        "📚",
+        "日本語 Wikipedia に質問し、参照番号付きの回答を得る",
+    ),
+    PageInfo(
         "pages/interview.py",
         "インタビュー",
         "🗣️",
@@ -31,5 +37,11 @@ PAGES = [
         "質問セット",
         "📝",
         "customized_question_set.json の作成・検証・生成・実行・比較",
+    ),
+    PageInfo(
+        "pages/dashboard.py",
+        "ダッシュボード",
+        "📊",
+        "監査ログ・評価結果・Recall@K・インタビュー KPI・質問セット実行の可視化",
     ),
 ]

