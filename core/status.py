@@ -59,5 +59,8 @@ def workbench_status(settings: Settings) -> WorkbenchStatus:
         answer_mode=settings.answer_mode,
         chat_model=settings.chat_model if settings.llm_enabled else None,
         state_root=str(settings.state_root),
-        indexes=[_store_status(runbook_spec(settings).name, settings)],
+        indexes=[
+            _store_status(runbook_spec(settings).name, settings),
+            _store_status(settings.wiki_index_dir.name, settings),
+        ],
     )

@@ -29,7 +29,12 @@ for idx in status.indexes:
             f"（最終構築 {idx.built_at}、埋め込み {idx.embedder}）"
         )
     else:
-        st.warning(f"{idx.name}: 未構築です。`python -m core index runbooks` で構築できます。")
+        how = (
+            "`python -m core index runbooks`（make run が自動で実行）"
+            if idx.name.startswith("runbooks")
+            else "Wikipedia QA ページの構築フォーム、または `python -m core wiki build`"
+        )
+        st.warning(f"{idx.name}: 未構築です。{how} で構築できます。")
 st.caption(f"状態フォルダ: {status.state_root}")
 
 st.subheader("ページ")
