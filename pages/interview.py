@@ -37,11 +37,14 @@ with st.sidebar:
         key="iv_topic",
         placeholder="例: 昨日の決済システムの障害について振り返りたい",
     )
-    corpus = st.checkbox(
-        "手順書コーパスも検索する",
+    corpus_label = st.radio(
+        "検索するコーパス",
+        ["なし", "手順書", "Wikipedia"],
+        horizontal=True,
         key="iv_corpus",
-        help="前提条件・検証・ロールバックなどを手順書から探して埋めます（要確認）。",
+        help="前提条件・検証・ロールバックなどをコーパスから探して埋めます（要確認）。",
     )
+    corpus = {"手順書": "runbooks", "Wikipedia": "wiki"}.get(corpus_label)
     start = st.button("開始", type="primary", key="iv_start")
 
 iv = interviewer(cfg, corpus=corpus)

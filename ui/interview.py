@@ -11,7 +11,7 @@ import streamlit as st
 
 from core.interview.artifacts import document_filename
 from core.interview.domains import domain_labels
-from core.interview.evidence import RunbookEvidence
+from core.interview.evidence import evidence_source
 from core.interview.orchestrator import Interviewer, TurnResult
 from core.interview.state import SessionState
 from core.settings import Settings
@@ -20,13 +20,14 @@ SESSION_KEY = "interview_session_id"
 
 
 @st.cache_resource(show_spinner=False)
-def _interviewer(state_root: str, llm_key: tuple, neo4j: str | None, corpus: bool) -> Interviewer:
+def _interviewer(
+    state_root: str, llm_key: tuple, neo4j: str | None, corpus: str | None
+) -> Interviewer:
     settings = Settings()
-    evidence = RunbookEvidence(settings) if corpus else None
-    return Interviewer(settings, evidence=evidence)
+    return Interviewer(settings, evidence=evidence_source(settings, corpus))
 
 
-def interviewer(settings: Settings, corpus: bool = False) -> Interviewer:
+def interviewer(settings: Settings, corpus: str | None = None) -> Interviewer:
     """One interviewer per configuration (state folder, LLM, graph, corpus), shared by reruns."""
     llm_key = (settings.openai_base_url, bool(settings.openai_api_key), settings.chat_model)
     return _interviewer(str(settings.state_root), llm_key, settings.neo4j_uri, corpus)

@@ -1,7 +1,7 @@
 """``python -m core interview …``: simulate scripted users, chat, list sessions, replay the WAL,
 compute KPIs.
 
-  interview simulate --domain D [--scenario FILE] [--json] [--corpus runbooks]
+  interview simulate --domain D [--scenario FILE] [--json] [--corpus runbooks|wiki]
   interview chat --domain D --topic T [--user U]       (answers from stdin, 「終了」 to stop)
   interview sessions [--user U] [--json]
   interview show SESSION_ID [--json]                   (the document, or the pending question)
@@ -29,11 +29,9 @@ def _print_json(value: Any) -> None:
 
 
 def _evidence(settings: Any, corpus: str | None) -> Any:
-    if corpus == "runbooks":
-        from core.interview.evidence import RunbookEvidence
+    from core.interview.evidence import evidence_source
 
-        return RunbookEvidence(settings)
-    return None
+    return evidence_source(settings, corpus)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -227,7 +225,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = isub.add_parser("simulate", help="シナリオの模擬ユーザーでインタビューを実行する")
     s.add_argument("--domain", choices=DOMAIN_CHOICES, required=True)
     s.add_argument("--scenario", default=None, help="シナリオ YAML（既定: ドメインの全シナリオ）")
-    s.add_argument("--corpus", choices=["runbooks"], default=None, help="検索に使うコーパス")
+    s.add_argument(
+        "--corpus", choices=["runbooks", "wiki"], default=None, help="検索に使うコーパス"
+    )
     s.add_argument("--document", action="store_true", help="生成文書も出力する")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_simulate)
@@ -236,7 +236,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--domain", choices=DOMAIN_CHOICES, required=True)
     c.add_argument("--topic", required=True)
     c.add_argument("--user", default="cli")
-    c.add_argument("--corpus", choices=["runbooks"], default=None)
+    c.add_argument("--corpus", choices=["runbooks", "wiki"], default=None)
     c.set_defaults(func=cmd_chat)
 
     ls = isub.add_parser("sessions", help="保存されたセッションの一覧")

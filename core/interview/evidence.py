@@ -76,6 +76,48 @@ class RunbookEvidence:
         return out
 
 
+class WikiEvidence:
+    """The Wikipedia QA index (built with ``python -m core wiki build``)."""
+
+    name = "wiki"
+    label = "Wikipedia コーパス"
+
+    def __init__(self, settings: Settings, index_dir: str | Path | None = None) -> None:
+        self.settings = settings
+        self.index_dir = index_dir
+
+    def search(self, query: str, limit: int) -> list[Evidence]:
+        from core.wiki.index import wiki_status
+        from core.wiki_qa import search_wiki
+
+        if not wiki_status(self.settings, self.index_dir).built:
+            raise IndexStateError(
+                "Wikipedia インデックスが未構築です。`python -m core wiki build` で構築してください。"
+            )
+        found = search_wiki(
+            self.settings, query, topn=limit, rerank=False, index_dir=self.index_dir
+        )
+        return [
+            Evidence(
+                h.chunk.body,
+                h.chunk.source,
+                h.chunk.title,
+                min(1.0, float(h.score)),
+                h.chunk.chunk_id,
+            )
+            for h in found.evidence
+        ]
+
+
+def evidence_source(settings: Settings, corpus: str | None) -> EvidenceSource | None:
+    """The evidence source named on the CLI or the page: "runbooks", "wiki" or none."""
+    if corpus == "runbooks":
+        return RunbookEvidence(settings)
+    if corpus == "wiki":
+        return WikiEvidence(settings)
+    return None
+
+
 class CallableEvidence:
     """Any searcher as a function ``(query, limit) -> list[Evidence]``."""
 
