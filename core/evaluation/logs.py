@@ -212,10 +212,17 @@ def _valid_utf8(blob: bytes) -> bool:
     return True
 
 
+_BLANK_LINE = re.compile(rb"(?:^|\n)[ \t\r]*\n")
+
+
 def _fast(data: bytes) -> pa.Table | None:
     """The whole file in one multi-threaded pass, when every line is one record."""
     if not data.endswith(b"\n") or not _valid_utf8(data):
         return None  # the last line was cut short, or some line is not UTF-8
+    if _BLANK_LINE.search(data):
+        # Arrow skips blank lines; with two objects on another line the row count would still
+        # match and every line number after them would be wrong
+        return None
     try:
         table = pajson.read_json(io.BytesIO(data), read_options=_READ, parse_options=_PARSE)
     except (pa.ArrowInvalid, UnicodeDecodeError):
