@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -87,9 +88,10 @@ def browser() -> Iterator[object]:
         b.close()
 
 
-@pytest.fixture
-def app_url(sample_state: Path) -> Iterator[str]:
-    proc, url = start_app(sample_state)
+@contextmanager
+def running_app(state: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """The app's URL while it runs; stopped afterwards whatever happened."""
+    proc, url = start_app(state, extra_env)
     try:
         yield url
     finally:
@@ -98,3 +100,9 @@ def app_url(sample_state: Path) -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture
+def app_url(sample_state: Path) -> Iterator[str]:
+    with running_app(sample_state) as url:
+        yield url

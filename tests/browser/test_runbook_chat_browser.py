@@ -4,12 +4,11 @@ script tag shows the tag as text and runs nothing."""
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 
 import pytest
 
-from tests.browser.conftest import start_app
+from tests.browser.conftest import running_app
 from tests.ingest.test_indexer import RUNBOOK_A
 
 pytestmark = pytest.mark.browser
@@ -28,18 +27,9 @@ def chat_app(tmp_path):
     books.mkdir()
     (books / "vpn.md").write_text(RUNBOOK_A, encoding="utf-8")
     (books / "xss.md").write_text(XSS_RUNBOOK, encoding="utf-8")
-    proc, url = start_app(
-        tmp_path / "state",
-        {"WB_RUNBOOKS_DIR": str(books), "WB_ALLOWED_ROOTS": json.dumps([str(tmp_path)])},
-    )
-    try:
+    env = {"WB_RUNBOOKS_DIR": str(books), "WB_ALLOWED_ROOTS": json.dumps([str(tmp_path)])}
+    with running_app(tmp_path / "state", env) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def ask(page, question: str) -> float:
