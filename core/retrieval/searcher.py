@@ -181,7 +181,9 @@ class Searcher:
             self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
         total = len(candidates)
         page = candidates[opts.offset : opts.offset + opts.limit]
-        items = [self._item(h, terms, opts.include_highlights) for h in page]
+        # one read per source document, however many of its chunks are on the page
+        docs = {d: self._doc_text(d) for d in dict.fromkeys(h.chunk.doc_id for h in page)}
+        items = [self._item(h, terms, opts.include_highlights, docs[h.chunk.doc_id]) for h in page]
         metrics = SearchStrategyMetrics(
             keyword=self._metric("keyword", wanted, rankings, normalized, times),
             semantic=self._metric("semantic", wanted, rankings, normalized, times),
@@ -255,9 +257,10 @@ class Searcher:
         hits[: cfg.top_k] = head
         outcome.rerank_used = True
 
-    def _item(self, h: Hit, terms: list[str], with_highlights: bool) -> SearchResultItem:
+    def _item(
+        self, h: Hit, terms: list[str], with_highlights: bool, doc_text: str | None
+    ) -> SearchResultItem:
         c = h.chunk
-        doc_text = self._doc_text(c.doc_id)
         before = doc_text[max(0, c.start - CONTEXT_CHARS) : c.start] if doc_text else None
         after = doc_text[c.end : c.end + CONTEXT_CHARS] if doc_text else None
         highlights = []
