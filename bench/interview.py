@@ -6,7 +6,9 @@
 questions about slots already filled; (2) every scenario of data/interview/scenarios: critical
 coverage at stop, duplicate rate, QCheck failure rate, mean turns per domain, share of sessions
 whose chosen VoI never increased, stop reasons; (3) one-turn latency without an LLM (SQLite
-store, durable WAL with fsync, SQLite knowledge graph), p50 / p95 over all turns.
+store, durable WAL with fsync, SQLite knowledge graph), p50 / p95 over all turns; (4) the online
+adaptation's sensitivity (design 10.8): the same scenarios with scripted users who answer in
+10 s and in 120 s instead of 30 s (the measured response time drives cost_ask and P(answerable)).
 """
 
 from __future__ import annotations
@@ -41,6 +43,21 @@ def percentile(values: list[float], q: float) -> float:
     k = (len(ordered) - 1) * q
     lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+SENSITIVITY_SECONDS = (10.0, 120.0)
+
+
+def sensitivity(scenarios: list, seconds: float) -> dict:
+    results = [run_scenario(s.model_copy(update={"seconds_per_turn": seconds})) for s in scenarios]
+    return {
+        "seconds_per_turn": seconds,
+        "coverage_mean": statistics.mean(r.kpis.slot_coverage for r in results),
+        "coverage_min": min(r.kpis.slot_coverage for r in results),
+        "voi_non_increasing_share": sum(r.kpis.voi_non_increasing for r in results) / len(results),
+        "turns_mean": statistics.mean(r.kpis.turn_count for r in results),
+        "soft_stops": sorted(r.scenario for r in results if r.stop_reason == "voi_low"),
+    }
 
 
 def run(repeat: int = 1) -> dict:
@@ -94,6 +111,7 @@ def run(repeat: int = 1) -> dict:
             "asked_filled": sum(r.kpis.asked_filled for r in results),
             "simulation_seconds": sim_seconds,
         },
+        "sensitivity": [sensitivity(scenarios, sec) for sec in SENSITIVITY_SECONDS],
         "latency_ms": {
             "turns": len(latencies),
             "p50": percentile(latencies, 0.5),
@@ -158,6 +176,17 @@ def report(fig: dict) -> None:
     )
 
 
+def report_sensitivity(fig: dict) -> None:
+    print("\n== (4) オンライン適応の感度（応答時間の違うユーザー、参考値）")
+    for row in fig["sensitivity"]:
+        soft = "、".join(row["soft_stops"]) or "なし"
+        print(
+            f"  応答 {row['seconds_per_turn']:.0f} 秒: 充足率 平均 {row['coverage_mean']:.3f} / 最小 "
+            f"{row['coverage_min']:.3f}、VoI 非増加 {row['voi_non_increasing_share']:.0%}、平均ターン "
+            f"{row['turns_mean']:.2f}、ソフト停止 {soft}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="インタビューのベンチマーク（オフライン）")
     parser.add_argument("--json", type=Path, default=None, help="結果を JSON で保存する")
@@ -165,6 +194,7 @@ def main() -> None:
     args = parser.parse_args()
     fig = run(args.repeat)
     report(fig)
+    report_sensitivity(fig)
     if args.json:
         args.json.write_text(json.dumps(fig, ensure_ascii=False, indent=2), encoding="utf-8")
 

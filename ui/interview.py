@@ -51,9 +51,10 @@ def chat_history(result: TurnResult) -> None:
 
 
 def slot_panel(iv: Interviewer, state: SessionState) -> None:
-    """Fill bars with the gap priority of every slot, critical ones marked."""
+    """Fill bars with the gap priority and the adapted VoI parameters of every slot."""
     st.subheader("スロットの充足状況")
     gaps = {g.slot: g for g in iv.gaps(state)}
+    adapted = iv.estimates(state)
     for name, slot in state.slots.items():
         gap = gaps.get(name)
         mark = "★" if slot.critical else "・"
@@ -63,12 +64,26 @@ def slot_panel(iv: Interviewer, state: SessionState) -> None:
             text=f"{mark}{slot.label or name}（{status} {slot.filled_ratio:.0%}）",
         )
         if gap is not None and not slot.filled:
+            est = adapted["slots"].get(name, {})
+            base = ""
+            if abs(slot.importance - slot.base_importance) > 1e-9:
+                base = f"（基準 {slot.base_importance:.2f}）"
+            search = ""
+            if "retrievability" in est:
+                search = f"・検索性 {est['retrievability']:.2f}"
             st.caption(
-                f"優先度 {gap.priority:.3f}（重要度 {slot.importance:.2f} × 未充足 "
-                f"{1 - slot.filled_ratio:.2f} × 経過 {gap.staleness:.2f}）"
+                f"優先度 {gap.priority:.3f}（重要度 {slot.importance:.2f}{base} × 未充足 "
+                f"{1 - slot.filled_ratio:.2f} × 経過 {gap.staleness:.2f}）・回答可能性 "
+                f"{est.get('p_answerable', 0.0):.2f}{search}"
             )
     st.caption(
         "★ は重要スロット。重要スロットの充足率が 85% 以上で重大な欠落がなければ終了します。"
+    )
+    ema = adapted["answer_ema_s"]
+    measured = f"（平均応答時間 {ema:.0f} 秒）" if ema is not None else "（まだ実測なし: 初期値）"
+    st.caption(
+        f"質問コスト {adapted['cost_ask']:.2f}・検索コスト {adapted['cost_search']:.2f}{measured}"
+        f"・直近の未回答率 {adapted['unanswered_rate']:.2f}"
     )
 
 
@@ -85,6 +100,8 @@ def decision_panel(result: TurnResult) -> None:
                 "行動": "検索" if a.action == "search" else "質問",
                 "対象": "・".join(a.slots),
                 "VoI": round(a.voi, 4),
+                "回答可能性/検索性": round(a.prob, 2),
+                "コスト": round(a.cost, 2),
             }
             for a in decision.candidates[:5]
         ]

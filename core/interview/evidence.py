@@ -3,13 +3,16 @@
 ``RunbookEvidence`` queries the runbook corpus through ``core.runbooks.search_runbooks``; any
 other searcher (the Wikipedia QA pipeline, say) can be attached with ``CallableEvidence``.
 Evidence found becomes a slot candidate with ``source_kind="retrieval"`` (its fact stays
-pending until the user confirms it) and cites ``file > heading``.
+pending until the user confirms it) and cites ``file > heading``. ``run_search`` also returns
+every score (the retrievability estimate is the QPP of that list, ``core.interview.adaptation``)
+and the measured latency (the cost_search estimate).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,16 +142,33 @@ def _excerpt(spec: SlotSpec, text: str) -> str:
     return excerpt[:EXCERPT_CHARS]
 
 
-def search_slot(
-    source: EvidenceSource, spec: SlotSpec, topic: str, limit: int = 3
-) -> tuple[list[SlotCandidate], str | None]:
-    """Candidates for ``spec`` from the corpus, and a warning when the search failed."""
+@dataclass(slots=True)
+class SlotSearch:
+    """One search for a slot: the candidates, every returned score (for the QPP), the page read,
+    the measured latency and a warning when the search failed."""
+
+    candidates: list[SlotCandidate]
+    scores: list[float]
+    page: int = 0
+    latency_s: float = 0.0
+    warning: str | None = None
+
+
+def run_search(
+    source: EvidenceSource, spec: SlotSpec, topic: str, limit: int = 3, page: int = 0
+) -> SlotSearch:
+    """Search the corpus for ``spec``; ``page`` > 0 reads the next results of the same query
+    (a repeated search never re-reads what the earlier one returned)."""
     query = f"{topic} {spec.search_hint or spec.label}".strip()
+    t0 = time.perf_counter()
     try:
-        hits = [e for e in source.search(query, limit) if e.score >= MIN_SCORE]
+        found = source.search(query, limit * (page + 1))[limit * page :]
     except (WorkbenchError, OSError, ValueError, RuntimeError) as exc:
         log.warning("evidence search failed: %s", exc)
-        return [], f"{source.label}を検索できませんでした（{getattr(exc, 'user_message', exc)}）"
+        warning = f"{source.label}を検索できませんでした（{getattr(exc, 'user_message', exc)}）"
+        return SlotSearch([], [], page, time.perf_counter() - t0, warning)
+    latency = time.perf_counter() - t0
+    hits = [e for e in found if e.score >= MIN_SCORE]
     out: list[SlotCandidate] = []
     for ev in hits:
         if spec.type == "links":
@@ -164,4 +184,12 @@ def search_slot(
         )
         if spec.type not in ("links", "list", "sequence") or len(out) >= 2:
             break
-    return out, None
+    return SlotSearch(out, [round(float(e.score), 4) for e in found], page, latency)
+
+
+def search_slot(
+    source: EvidenceSource, spec: SlotSpec, topic: str, limit: int = 3
+) -> tuple[list[SlotCandidate], str | None]:
+    """Candidates for ``spec`` from the corpus, and a warning when the search failed."""
+    found = run_search(source, spec, topic, limit)
+    return found.candidates, found.warning

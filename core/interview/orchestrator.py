@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import InputError
+from core.interview.adaptation import adapted_values
 from core.interview.answers import AnswerKind, classify_answer, detect_language
 from core.interview.artifacts import render_markdown
 from core.interview.domains import get_domain
@@ -248,6 +249,17 @@ class Interviewer:
 
     def specs_for(self, state: SessionState) -> dict[str, Any]:
         return session_specs(state, get_domain(state.goal_kind))
+
+    def estimates(self, state: SessionState) -> dict[str, Any]:
+        """The session's adapted VoI parameters (design 10.7 / 10.8): the costs and, per slot,
+        the effective importance, P(answerable) and retrievability."""
+        return adapted_values(
+            state,
+            self.specs_for(state),
+            self.params,
+            list(state.slots),
+            search=self.evidence is not None,
+        )
 
     def confirm_fact(
         self, session_id: str, fact_id: str, decision: str = "confirmed", approver: str = "user"

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from core.errors import InputError
+from core.interview import adaptation as adapt
 from core.interview.domains import SlotSpec
+from core.interview.slots import Slot
 from core.interview.state import ActionScore, Decision, SessionState
-from core.interview.voi import VoIParams, delta_filled, median_voi, p_answerable, score_actions
+from core.interview.voi import VoIParams, delta_filled, median_voi, score_actions
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +44,39 @@ def _label(ctx: PolicyContext, name: str) -> str:
     return spec.label if spec else name
 
 
+def _importance_note(slot: Slot) -> str:
+    if slot.importance > slot.base_importance + 1e-9:
+        return f"、基準 {slot.base_importance:.2f} から未充足が続くため増重"
+    if slot.importance < slot.base_importance - 1e-9:
+        return f"、基準 {slot.base_importance:.2f}"
+    return ""
+
+
+def adaptation_note(ctx: PolicyContext, slot: Slot, cost_factor: float) -> str:
+    """Where the adapted P(answerable) and cost come from (empty at the priors)."""
+    if not ctx.params.adaptive:
+        return ""
+    x = adapt.p_features(ctx.state, slot)
+    parts = []
+    if x["rate"]:
+        parts.append(f"直近の未回答率 {x['rate']:.2f}")
+    if x["slot"]:
+        parts.append(f"この項目の未回答 {int(x['slot'])} 回")
+    if x["slow"]:
+        parts.append(f"応答時間（平均 {ctx.state.adaptation.answer_ema_s:.0f} 秒）")
+    if x["spec"]:
+        parts.append(f"前回の質問の具体性 {x['spec'] + adapt.SPEC_REF:.2f}")
+    notes = []
+    if parts:
+        notes.append(f"回答可能性は{'・'.join(parts)}から推定しました")
+    ema = ctx.state.adaptation.answer_ema_s
+    if abs(cost_factor - 1.0) > 1e-9 and ema is not None:
+        notes.append(f"コストは平均応答時間 {ema:.0f} 秒から補正しました")
+    return "（" + "。".join(notes) + "）" if notes else ""
+
+
 def explain(ctx: PolicyContext, a: ActionScore) -> str:
-    """Why this action: the numbers behind its VoI, in Japanese."""
+    """Why this action: the numbers behind its VoI (with the adapted parameters), in Japanese."""
     labels = [f"「{_label(ctx, n)}」" for n in a.slots]
     if a.clarify:
         c = next((x for x in ctx.state.contradictions if x.id == a.clarify), None)
@@ -53,8 +86,10 @@ def explain(ctx: PolicyContext, a: ActionScore) -> str:
                 f"（「{c.new_value}」）で食い違っているため、確認します（VoI {a.voi:.3f}）。"
             )
     if a.action == "search":
+        slot = ctx.state.slots[a.slots[0]]
+        origin = "前回の検索結果のスコア分布から推定" if slot.search_attempts else "事前値"
         return (
-            f"{labels[0]}は手順書コーパスに答えがありそうです（検索性 {ctx.params.retrievability:.2f}）。"
+            f"{labels[0]}は手順書コーパスに答えがありそうです（検索性 {a.prob:.2f}、{origin}）。"
             f"質問より低コスト（{a.cost:.2f}）なので先に検索します（VoI {a.voi:.3f}）。"
         )
     if len(a.slots) > 1:
@@ -64,12 +99,15 @@ def explain(ctx: PolicyContext, a: ActionScore) -> str:
         )
     slot = ctx.state.slots[a.slots[0]]
     kind = "重要項目" if slot.critical else "補助項目"
-    p = p_answerable(slot, ctx.params)
     d = delta_filled(slot, ctx.params)
+    note = adaptation_note(ctx, slot, adapt.ask_factor(ctx.state, ctx.params))
+    plain = a.prob * d * a.value / a.cost if a.cost else 0.0
+    focus = f" × 集中度 {a.voi / plain:.2f}" if plain and abs(a.voi - plain) > 1e-9 else ""
     return (
-        f"{labels[0]}は{kind}（重要度 {slot.importance:.2f}）で充足率 {slot.filled_ratio:.2f}。"
-        f"質問による期待改善が最大です（VoI {a.voi:.3f} = 回答可能性 {p:.2f}"
-        f" × 改善見込み {d:.2f} × 価値 {a.value:.2f} ÷ コスト {a.cost:.2f}）。"
+        f"{labels[0]}は{kind}（重要度 {slot.importance:.2f}{_importance_note(slot)}）で"
+        f"充足率 {slot.filled_ratio:.2f}。"
+        f"質問による期待改善が最大です（VoI {a.voi:.3f} = 回答可能性 {a.prob:.2f}"
+        f" × 改善見込み {d:.2f} × 価値 {a.value:.2f} ÷ コスト {a.cost:.2f}{focus}）。{note}"
     )
 
 

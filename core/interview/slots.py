@@ -7,9 +7,9 @@ and ``filled`` is derived: ``filled_ratio >= THETA_FILLED``. A slot between ``C_
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from core.interview.domains import SlotSpec
 
@@ -34,7 +34,7 @@ class Slot(BaseModel):
     name: str
     description: str
     type: str | None = None
-    importance: float = Field(ge=0.0, le=1.0)
+    importance: float = Field(ge=0.0, le=1.0)  # effective: adapted each turn (design 10.7)
     filled_ratio: float = Field(default=0.0, ge=0.0, le=1.0)
     last_filled_ts: float | None = None
     evidence_ids: list[str] = Field(default_factory=list)
@@ -45,6 +45,14 @@ class Slot(BaseModel):
     asked_count: int = 0
     unanswered_count: int = 0
     search_attempts: int = 0
+    base_importance: float = Field(default=0.0, ge=0.0, le=1.0)  # the domain's importance
+
+    @model_validator(mode="before")
+    @classmethod
+    def _base(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("base_importance") is None:
+            data = {**data, "base_importance": data.get("importance", 0.0)}
+        return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property

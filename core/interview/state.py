@@ -3,7 +3,8 @@
 The design's fields come first (user_id, topic, language, messages, goal_kind, slots — the
 SlotRegistry —, hypothesis, last_question, last_supports, belief_updated, created_at); the
 rest is what the turn loop needs to resume exactly where it stopped (the pending question's
-target slots, facts and approvals, contradictions, the question and VoI logs, the stop).
+target slots, facts and approvals, contradictions, the question and VoI logs, the stop, the
+measurements behind the adapted VoI parameters).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.interview.adaptation import Adaptation
 from core.interview.domains import GoalKind, SlotSpec
 from core.interview.slots import Slot, SourceKind
 
@@ -97,6 +99,7 @@ class ActionScore(BaseModel):
     cost: float
     priority: float = 0.0
     clarify: str | None = None  # contradiction id for a clarification question
+    prob: float = 0.0  # the adapted P(answerable) (ask) or retrievability (search)
 
 
 class Decision(BaseModel):
@@ -109,6 +112,7 @@ class Decision(BaseModel):
     median_voi: float = 0.0
     policy: str = "heuristic_voi"
     clarify: str | None = None
+    adapted: dict[str, Any] = Field(default_factory=dict)  # the online estimates (10.7 / 10.8)
 
 
 class QCheckResult(BaseModel):
@@ -197,6 +201,7 @@ class SessionState(BaseModel):
     stop: StopInfo | None = None
     document: str | None = None
     extra_slots: list[SlotSpec] = Field(default_factory=list)  # proposed by the LLM (Stage04)
+    adaptation: Adaptation = Field(default_factory=Adaptation)  # online estimates (10.7 / 10.8)
     warnings: list[str] = Field(default_factory=list)
     version: int = 0  # the store's row version (optimistic concurrency)
 

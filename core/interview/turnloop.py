@@ -1,9 +1,10 @@
 """One turn's steps (design 3.2 / 3.5), on a ``TurnContext``:
 
 observe (extract the answer, Stage02; merge facts, Stage03; settle a pending contradiction;
-count unanswered targets; infer derivable slots) -> advance (hard stop / turn budget; the policy
-decides; search while searching is worth more than asking; soft stop; ask through
-``asking.QuestionAsker``) -> finish (stop reason, document).
+count unanswered targets; infer derivable slots; update the online estimates of design
+10.7 / 10.8) -> advance (hard stop / turn budget; the policy decides; search while searching
+is worth more than asking; soft stop; ask through ``asking.QuestionAsker``) -> finish (stop
+reason, document).
 
 Every step appends its WAL records and knowledge-graph batches to the context; the
 orchestrator writes them when it commits the turn.
@@ -15,11 +16,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
+from core.interview import adaptation as adapt
 from core.interview.answers import AnswerKind, classify_answer
 from core.interview.artifacts import render_markdown
 from core.interview.asking import QuestionAsker, ack_values
 from core.interview.domains import DomainSpec, SlotSpec
-from core.interview.evidence import EvidenceSource, search_slot
+from core.interview.evidence import EvidenceSource, run_search
 from core.interview.extraction import Extraction, extract_answer
 from core.interview.fill import (
     FillReport,
@@ -132,6 +134,7 @@ class TurnLoop:
             ctx.report.updated += more.updated
         for c in ctx.report.contradictions:
             ctx.event("contradiction", c.model_dump())
+        adapted = self.adapt_online(ctx, text, targets, clarify is not None)
         ctx.event(
             "fill",
             {
@@ -141,12 +144,35 @@ class TurnLoop:
                 "unanswered": unanswered,
                 "truncated": extraction.truncated,
                 "updated": {n: state.slots[n].filled_ratio for n in ctx.report.updated},
+                **adapted,
             },
         )
         if extraction.truncated:
             ctx.warnings.append(LONG_ANSWER)
         self.graph_batch(ctx, ctx.report, extraction)
         return bool(unanswered) and not ctx.report.new_facts
+
+    def adapt_online(
+        self, ctx: TurnContext, text: str, targets: list[str], clarify: bool
+    ) -> dict[str, Any]:
+        """Online estimates (design 10.7 / 10.8): the answer's outcome and response time (turn
+        clock minus the question's time, both in the WAL), then the importance update."""
+        state = ctx.state
+        asked = state.questions[-1] if state.questions else None
+        response = ctx.now - asked.ts if asked is not None and targets else None
+        out: dict[str, Any] = {}
+        if targets and not clarify:
+            got = {f.slot_name for f in ctx.report.new_facts}
+            kind = classify_answer(text)
+            told_nothing = kind in (AnswerKind.EMPTY, AnswerKind.UNKNOWN) or not (
+                got & set(targets)
+            )
+            adapt.record_answer(state.adaptation, told_nothing, response)
+            out["answer_unanswered"] = told_nothing
+        out["response_s"] = round(response, 3) if response is not None else None
+        moved = adapt.update_importance(state, self.params)
+        out["importance"] = {n: state.slots[n].importance for n in moved}
+        return out
 
     @staticmethod
     def graph_batch(
@@ -167,6 +193,10 @@ class TurnLoop:
             state, ctx.specs, self.params, ctx.now, search=search and self.evidence is not None
         )
         decision, warning = decide_safely(self.policy, pctx)
+        considered = [n for a in decision.candidates for n in a.slots]
+        decision.adapted = adapt.adapted_values(
+            state, ctx.specs, self.params, decision.slots + considered, search=pctx.search
+        )
         if warning:
             ctx.warnings.append(warning)
             ctx.event("policy_fallback", {"warning": warning})
@@ -214,11 +244,15 @@ class TurnLoop:
     def search(self, ctx: TurnContext, decision: Decision) -> None:
         state = ctx.state
         name = decision.slots[0]
-        state.slots[name].search_attempts += 1
+        slot = state.slots[name]
         assert self.evidence is not None
-        candidates, warning = search_slot(self.evidence, ctx.specs[name], state.topic)
-        if warning:
-            ctx.warnings.append(warning)
+        found = run_search(self.evidence, ctx.specs[name], state.topic, page=slot.search_attempts)
+        slot.search_attempts += 1
+        if found.warning:
+            ctx.warnings.append(found.warning)
+        latency = None if found.warning else found.latency_s
+        qpp = adapt.record_search(state.adaptation, name, found.scores, latency)
+        candidates = found.candidates
         report = apply_candidates(state, ctx.specs, candidates, turn=state.turn, now=ctx.now)
         ctx.report.new_facts += report.new_facts
         ctx.event(
@@ -228,6 +262,11 @@ class TurnLoop:
                 "hits": len(candidates),
                 "filled_ratio": state.slots[name].filled_ratio,
                 "sources": [c.provenance for c in candidates],
+                "page": found.page,
+                "scores": found.scores,
+                "qpp": qpp,
+                "latency_ms": round(latency * 1000.0, 3) if latency is not None else None,
+                "cost_search": round(adapt.cost_search(state, self.params), 4),
             },
         )
         self.graph_batch(ctx, report)

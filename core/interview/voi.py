@@ -4,21 +4,29 @@
     Δfilled_s   = min(1 − filled_ratio_s, quality_expectation)      (0 once the slot is filled)
     VoI_ask_s   = P(answerable_s) × Δfilled_s × value_s / cost_ask
     VoI_search_s= retrievability_s × Δfilled_s × value_s / cost_search
-    bundle S    : cost_ask(S) = base + Σ marginal_s − synergy × Σ marginal_s,
+    bundle S    : cost_ask(S) = f × (base + Σ marginal_s − synergy × Σ marginal_s),
                   VoI_ask(S) = Σ P_s × Δ_s × value_s / cost_ask(S)
 
-Initial parameters are the design's: P(answerable)=0.6, retrievability=0.7, cost_ask=1.0,
-cost_search=0.5, synergy 0.15, τ_stop=0.08. P(answerable) halves each time the user could not
-answer the slot, and retrievability drops to 0 once the slot was searched (design 10.8, online
-estimates). ``critical_weight`` is 1.0 for critical slots and 0.5 for auxiliary ones, and the
-coverage bonus (0.2 × the critical coverage still missing) goes to critical slots only.
+``VoIParams`` holds the design's initial values (P(answerable)=0.6, retrievability=0.7,
+cost_ask=1.0, cost_search=0.5, synergy 0.15, τ_stop=0.08) as priors; the values used are the
+session's adapted ones (``core.interview.adaptation``: importance_s, P(answerable_s),
+retrievability_s, cost_ask = 1.0 × f, cost_search). ``critical_weight`` is 1.0 for critical
+slots and 0.5 for auxiliary ones, and the coverage bonus (0.2 × the critical coverage still
+missing) goes to critical slots only.
+
+Focus (design 10.2, off by default): with ``focus_temperature`` T set, the VoI of each slot is
+multiplied by ``exp((priority_s − priority_top) / T)`` (the softmax share relative to the top
+gap), so that a small T concentrates the questions on the top gaps; ``top_k`` keeps only the k
+highest priorities. Clarifications of a contradiction are never damped.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 
+from core.interview import adaptation as adapt
 from core.interview.domains import SlotSpec
 from core.interview.gap import TAU_STALENESS, priority
 from core.interview.slots import Slot, coverage
@@ -40,10 +48,12 @@ class VoIParams:
     synergy: float = 0.15
     max_bundle: int = 2
     tau_stop: float = 0.08
-    unanswered_decay: float = 0.5
+    unanswered_decay: float = 0.5  # the fixed rule when ``adaptive`` is off
     tau_staleness: float = TAU_STALENESS
     top_k: int | None = None  # consider only the k highest gap priorities (None: all)
+    focus_temperature: float | None = None  # softmax focus on the top gaps (None: off)
     max_searches_per_turn: int = 5
+    adaptive: bool = True  # online estimates (design 10.7 / 10.8); False: the fixed priors
 
 
 def slot_value(slot: Slot, cov: float, params: VoIParams) -> float:
@@ -58,27 +68,39 @@ def delta_filled(slot: Slot, params: VoIParams) -> float:
     return min(1.0 - slot.filled_ratio, params.quality_expectation)
 
 
-def p_answerable(slot: Slot, params: VoIParams) -> float:
-    return params.p_answerable * params.unanswered_decay**slot.unanswered_count
+def p_answerable(state: SessionState, slot: Slot, params: VoIParams) -> float:
+    return adapt.p_answerable(state, slot, params)
 
 
-def retrievability(slot: Slot, spec: SlotSpec | None, params: VoIParams, search: bool) -> float:
-    if not search or spec is None or not spec.searchable or slot.search_attempts:
-        return 0.0
-    return params.retrievability
+def retrievability(
+    state: SessionState, slot: Slot, spec: SlotSpec | None, params: VoIParams, search: bool
+) -> float:
+    return adapt.retrievability(state, slot, spec, params, search)
 
 
-def _ask(slot: Slot, cov: float, params: VoIParams) -> tuple[float, float, float]:
-    gain = p_answerable(slot, params) * delta_filled(slot, params)
+def _ask(
+    state: SessionState, slot: Slot, cov: float, params: VoIParams, cost: float
+) -> tuple[float, float, float, float]:
+    p = p_answerable(state, slot, params)
+    gain = p * delta_filled(slot, params)
     value = slot_value(slot, cov, params)
-    return gain * value / params.cost_ask, gain, value
+    return gain * value / cost, gain, value, p
 
 
-def bundle_cost(n: int, params: VoIParams) -> float:
-    """cost_ask(S) = base + Σ marginal − synergy(S); a single slot costs ``cost_ask``."""
+def bundle_cost(n: int, params: VoIParams, factor: float = 1.0) -> float:
+    """cost_ask(S) = f × (base + Σ marginal − synergy(S)); a single slot costs ``cost_ask``."""
     marginal = (params.cost_ask - params.bundle_base) * n
     synergy = params.synergy * marginal if n > 1 else 0.0
-    return params.bundle_base + marginal - synergy
+    return factor * (params.bundle_base + marginal - synergy)
+
+
+def _focus(prio: dict[str, float], params: VoIParams) -> dict[str, float]:
+    """Each slot's softmax weight relative to the top gap (1.0 everywhere when off)."""
+    t = params.focus_temperature
+    if not t or not prio:
+        return dict.fromkeys(prio, 1.0)
+    top = max(prio.values())
+    return {n: math.exp((p - top) / t) for n, p in prio.items()}
 
 
 def score_actions(
@@ -97,49 +119,56 @@ def score_actions(
     if params.top_k:
         keep = sorted(open_slots, key=lambda s: -prio[s.name])[: params.top_k]
         open_slots = [s for s in open_slots if s in keep or s.name in contested]
+    focus = _focus({s.name: prio[s.name] for s in open_slots if s.name not in contested}, params)
+    c_ask, c_search = adapt.cost_ask(state, params), adapt.cost_search(state, params)
     actions: list[ActionScore] = []
     singles: dict[str, ActionScore] = {}
     for slot in open_slots:
         if slot.name in contested:
-            gain = p_answerable(slot, params) * (1.0 - slot.filled_ratio)
+            p = p_answerable(state, slot, params)
+            gain = p * (1.0 - slot.filled_ratio)
             value = slot_value(slot, cov, params)
             actions.append(
                 ActionScore(
                     action="ask",
                     slots=[slot.name],
-                    voi=gain * value / params.cost_ask,
+                    voi=gain * value / c_ask,
                     gain=gain,
                     value=value,
-                    cost=params.cost_ask,
+                    cost=c_ask,
                     priority=prio[slot.name],
                     clarify=contested[slot.name].id,
+                    prob=p,
                 )
             )
             continue
-        voi, gain, value = _ask(slot, cov, params)
+        w = focus[slot.name]
+        voi, gain, value, p = _ask(state, slot, cov, params, c_ask)
         ask = ActionScore(
             action="ask",
             slots=[slot.name],
-            voi=voi,
+            voi=voi * w,
             gain=gain,
             value=value,
-            cost=params.cost_ask,
+            cost=c_ask,
             priority=prio[slot.name],
+            prob=p,
         )
         singles[slot.name] = ask
         actions.append(ask)
-        r = retrievability(slot, specs.get(slot.name), params, search)
+        r = retrievability(state, slot, specs.get(slot.name), params, search)
         if r > 0:
             s_gain = r * delta_filled(slot, params)
             actions.append(
                 ActionScore(
                     action="search",
                     slots=[slot.name],
-                    voi=s_gain * value / params.cost_search,
+                    voi=s_gain * value / c_search * w,
                     gain=s_gain,
                     value=value,
-                    cost=params.cost_search,
+                    cost=c_search,
                     priority=prio[slot.name],
+                    prob=r,
                 )
             )
     groups: dict[str, list[ActionScore]] = {}
@@ -147,12 +176,13 @@ def score_actions(
         spec = specs.get(name)
         if spec and spec.group and ask.voi > 0:
             groups.setdefault(spec.group, []).append(ask)
+    factor = adapt.ask_factor(state, params)
     for members in groups.values():
         if len(members) < 2:
             continue
         chosen = sorted(members, key=lambda a: -a.voi)[: params.max_bundle]
-        cost = bundle_cost(len(chosen), params)
-        total = sum(a.gain * a.value for a in chosen)
+        cost = bundle_cost(len(chosen), params, factor)
+        total = sum(a.gain * a.value * focus[a.slots[0]] for a in chosen)
         actions.append(
             ActionScore(
                 action="ask",
@@ -162,6 +192,7 @@ def score_actions(
                 value=sum(a.value for a in chosen),
                 cost=cost,
                 priority=max(a.priority for a in chosen),
+                prob=sum(a.prob for a in chosen) / len(chosen),
             )
         )
     return sorted(
@@ -174,10 +205,11 @@ def median_voi(
 ) -> float:
     """KPI voi_median_trend: the median over all slots of max(VoI_ask, VoI_search) (0 if filled)."""
     cov = coverage(state.slots)
+    c_ask, c_search = adapt.cost_ask(state, params), adapt.cost_search(state, params)
     values = []
     for slot in state.slots.values():
-        ask = _ask(slot, cov, params)[0]
-        r = retrievability(slot, specs.get(slot.name), params, search)
-        srch = r * delta_filled(slot, params) * slot_value(slot, cov, params) / params.cost_search
+        ask = _ask(state, slot, cov, params, c_ask)[0]
+        r = retrievability(state, slot, specs.get(slot.name), params, search)
+        srch = r * delta_filled(slot, params) * slot_value(slot, cov, params) / c_search
         values.append(max(ask, srch))
     return statistics.median(values) if values else 0.0

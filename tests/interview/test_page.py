@@ -35,6 +35,8 @@ def test_interview_page_runs_a_session_to_the_document(app):
     assert any(m.label == "選んだ行動の VoI" for m in at.metric)
     assert any("VoI" in c.value and "概要" in c.value for c in at.caption)
     assert len(at.get("progress")) == 9  # one fill bar per postmortem slot
+    assert any("回答可能性 0.60" in c.value for c in at.caption)  # the adapted P, at its prior
+    assert any(c.value.startswith("質問コスト 1.00・検索コスト 0.50") for c in at.caption)
     order = ["summary", "impact", "detection", "capa", "timeline"]
     for slot in order:
         at.chat_input(key="iv_answer").set_value(APPENDIX_G[slot]).run()
