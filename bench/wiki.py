@@ -25,7 +25,7 @@ from pathlib import Path
 from core.ingest.wikipedia import Article, article_document, jsquad_articles, parse_sources
 from core.retrieval.embeddings import get_embedder
 from core.settings import Settings
-from core.text.chunking import chunk_document
+from core.text.chunking import chunk_document, vector_texts
 from core.wiki.devset import evaluate_dev, make_dev_set
 from core.wiki_qa import answer_wiki, build_wiki_index, is_evidence, search_wiki, wiki_status
 
@@ -132,7 +132,9 @@ def build_rate(n_articles: int) -> dict:
     spec = parse_sources(f"jsquad:{JSQUAD_PATH}")[0]
     articles = [(t, p) for t, p in jsquad_articles(spec)][3 : 3 + n_articles]
     docs = [article_document(Article(t, "\n".join(x.text for x in p), t)) for t, p in articles]
-    texts = [c.text for d in docs for c in chunk_document(d, 450, 60)]
+    window = Settings(_env_file=None).article_vector_window
+    # the texts the build embeds: each chunk's passage windows
+    texts = [t for d in docs for c in chunk_document(d, 450, 60) for t in vector_texts(c, window)]
     with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
         source = Path(tmp) / "slice.jsonl"
         source.write_text(

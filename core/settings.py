@@ -86,6 +86,9 @@ class Settings(BaseSettings):
     runbook_chunk_overlap: int = 50
     article_chunk_size: int = 450
     article_chunk_overlap: int = 60
+    # Wikipedia chunks are embedded as sentence-packed passages of at most this many characters
+    # and scored by their best passage (0: one vector per chunk). README, 「Wikipedia QA」.
+    article_vector_window: int = Field(default=160, ge=0, le=2000)
     candidate_floor: int = 50
     rerank_model: str = "BAAI/bge-reranker-v2-m3"
     max_file_bytes: int = 20 * 1024 * 1024

@@ -4,7 +4,8 @@
    the chunk store). Unchanged files cost a hash and nothing else.
 2. Load, normalize and chunk new or changed files; a bad file is skipped with a Japanese
    message naming it (its previous version, if any, stays indexed).
-3. Embed only the new chunks and write their vectors under content-addressed keys, which are
+3. Embed only the new chunks (each whole, or each of its passage windows when the corpus spec
+   asks for windows) and write their vectors under content-addressed keys, which are
    invisible to searches until step 4 commits.
 4. One SQLite transaction swaps documents, chunks, tokens and entity mentions, and bumps the
    generation: readers see the old corpus or the new one, never a half-built one.
@@ -23,9 +24,9 @@ from core.errors import InputError, PathNotAllowedError, SourceFileError
 from core.ingest.loaders import SUPPORTED_SUFFIXES, content_hash, load_file, read_source_bytes
 from core.retrieval.corpus import Corpus
 from core.retrieval.graph import SQLiteGraphStore
-from core.retrieval.store import ChunkStore, vector_key
+from core.retrieval.store import ChunkStore, chunk_vector_key, vector_key, window_key
 from core.schemas.documents import Chunk, Document
-from core.text.chunking import chunk_document
+from core.text.chunking import chunk_document, vector_texts
 from core.text.entities import extract_entities
 
 Progress = Callable[[int, int, str], None]
@@ -39,6 +40,7 @@ class IndexReport:
     unchanged: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, Japanese message)
     chunks_embedded: int = 0
+    passages_embedded: int = 0  # texts embedded: chunks, or their passage windows
     total_chunks: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -212,7 +214,18 @@ def _commit(corpus, chunked, removed, tokens_by_id, mentions, info) -> None:
 
 
 def _chunk_params(corpus: Corpus) -> str:
-    return f"{corpus.spec.chunk_size}/{corpus.spec.chunk_overlap}/{corpus.tokenizer.name}"
+    spec = corpus.spec
+    params = f"{spec.chunk_size}/{spec.chunk_overlap}/{corpus.tokenizer.name}"
+    return params + (f"/w{spec.vector_window}" if spec.vector_window else "")
+
+
+def _vector_units(chunk: Chunk, window: int) -> list[tuple[str, str]]:
+    """(vector key, embedded text) of a chunk: the chunk itself, or each passage window."""
+    key = vector_key(chunk)
+    texts = vector_texts(chunk, window)
+    if not window:
+        return [(key, texts[0])]
+    return [(window_key(key, n), text) for n, text in enumerate(texts)]
 
 
 def _params_changed(corpus: Corpus) -> bool:
@@ -248,13 +261,15 @@ def _apply(
     if new_chunks or removed:
         store.set_meta("vectors_dirty", "1")
     embed_started = time.perf_counter()
-    for b in range(0, len(new_chunks), batch_size):
-        batch = new_chunks[b : b + batch_size]
+    window = corpus.spec.vector_window
+    units = [(c, key, text) for c in new_chunks for key, text in _vector_units(c, window)]
+    for b in range(0, len(units), batch_size):
+        batch = units[b : b + batch_size]
         if progress:
-            progress(b, len(new_chunks), f"埋め込み中: {batch[0].source}")
-        vectors = corpus.embedder.embed_passages([c.text for c in batch])
+            progress(b, len(units), f"埋め込み中: {batch[0][0].source}")
+        vectors = corpus.embedder.embed_passages([text for _, _, text in batch])
         corpus.vectors.upsert(
-            [vector_key(c) for c in batch],
+            [key for _, key, _ in batch],
             vectors,
             [
                 {
@@ -263,15 +278,16 @@ def _apply(
                     "heading": c.heading,
                     "updated_at": c.updated_at,
                     "doc_hash": c.doc_hash,
-                    "document": c.text,
+                    "document": text,
                 }
-                for c in batch
+                for c, _, text in batch
             ],
         )
     if new_chunks:
         corpus.vectors.flush()
     report.embed_seconds = time.perf_counter() - embed_started
     report.chunks_embedded = len(new_chunks)
+    report.passages_embedded = len(units)
 
     # Swap the live view in one transaction.
     if progress and new_chunks:
@@ -289,7 +305,8 @@ def _apply(
     # Collect vectors that are not live any more (also those of an interrupted build).
     live = store.live_vector_keys()
     if store.get_meta("vectors_dirty") == "1":
-        stale = sorted(corpus.vectors.keys() - live)
+        indexed = corpus.vectors.keys()  # a set (windows have keys of their own)
+        stale = sorted(k for k in indexed if chunk_vector_key(k) not in live)
         if stale:
             corpus.vectors.delete(stale)
             corpus.vectors.flush()

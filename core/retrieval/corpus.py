@@ -33,6 +33,9 @@ class CorpusSpec:
     chunk_size: int
     chunk_overlap: int
     source_dir: Path | None = None
+    # 0: one vector per chunk; N: one per passage window of at most N characters
+    # (``core.text.chunking.vector_texts``), the chunk scored by its best window.
+    vector_window: int = 0
 
 
 class Corpus:

@@ -18,9 +18,10 @@ from datetime import UTC, datetime
 import numpy as np
 
 from core.retrieval.corpus import Corpus
+from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
 from core.retrieval.rerank import load_reranker
-from core.retrieval.store import StoredChunk
+from core.retrieval.store import StoredChunk, chunk_vector_key
 from core.schemas.search import (
     Highlight,
     HighlightOffset,
@@ -43,6 +44,9 @@ from core.text.tokenize import query_terms
 log = logging.getLogger(__name__)
 
 CONTEXT_CHARS = 120
+# Windows fetched per wanted chunk when a corpus embeds passage windows (450-character chunks
+# in 160-character windows have 3.4 windows on average, rarely more than 6).
+WINDOW_FANOUT = 8
 STRATEGIES = ("keyword", "semantic", "graph")
 
 
@@ -115,7 +119,11 @@ class Searcher:
         fusion: str = "weighted",
         rrf: RRFConfig | None = None,
         rerank: RerankConfig | None = None,
+        focus_weight: float = 0.0,
+        focus_top_k: int = 16,
     ) -> SearchOutcome:
+        """Search; ``focus_weight`` > 0 re-scores the fused top ``focus_top_k`` by focus
+        (``core.retrieval.focus``) before the optional rerank."""
         started = time.perf_counter()
         corpus = self.corpus
         opts = query.options
@@ -148,11 +156,7 @@ class Searcher:
                 vec = vec / (np.linalg.norm(vec) or 1.0)
             else:
                 vec = corpus.embedder.embed_query_vector(query.text)
-            hits = corpus.vectors.query(vec, floor + 16)
-            live = corpus.store.chunks_by_vector_key([k for k, _ in hits])
-            rankings["semantic"] = [
-                (live[k].chunk.chunk_id, max(0.0, s)) for k, s in hits if k in live
-            ][:floor]
+            rankings["semantic"] = self._vector_ranking(vec, floor)
             times["semantic"] = (time.perf_counter() - t0) * 1000
         # graph
         if "graph" in wanted:
@@ -177,6 +181,7 @@ class Searcher:
 
         outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
         outcome.query_vector = vec
+        apply_focus(candidates, query.text, focus_weight, focus_top_k)
         if opts.rerank_enabled:
             self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
         total = len(candidates)
@@ -202,6 +207,23 @@ class Searcher:
         return outcome
 
     # --- steps -----------------------------------------------------------------------
+    def _vector_ranking(self, vec: np.ndarray, floor: int) -> list[tuple[str, float]]:
+        """The ``floor`` live chunks nearest to ``vec``, best first, with their cosine.
+
+        A corpus that embeds passage windows scores each chunk by its best window; enough
+        windows are fetched for ``floor`` distinct chunks at the usual window count.
+        """
+        corpus = self.corpus
+        windowed = corpus.spec.vector_window > 0
+        n = (floor + 16) * (WINDOW_FANOUT if windowed else 1)
+        hits = corpus.vectors.query(vec, n)
+        best: dict[str, float] = {}
+        for key, score in hits:  # best first: the first window seen is the chunk's best
+            best.setdefault(chunk_vector_key(key) if windowed else key, score)
+        live = corpus.store.chunks_by_vector_key(list(best))
+        ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items() if k in live]
+        return ranking[:floor]
+
     @staticmethod
     def _hit(sc: StoredChunk, combined: float, normalized: dict, raw: dict) -> Hit:
         cid = sc.chunk.chunk_id

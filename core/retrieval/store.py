@@ -45,6 +45,20 @@ def vector_key(chunk: Chunk) -> str:
     return f"{chunk.chunk_id}@{chunk.doc_hash[:16]}"
 
 
+_WINDOW_MARK = "|w"
+
+
+def window_key(key: str, n: int) -> str:
+    """The vector key of a chunk's ``n``-th passage window (corpora embedding windows)."""
+    return f"{key}{_WINDOW_MARK}{n}"
+
+
+def chunk_vector_key(key: str) -> str:
+    """The chunk's vector key behind a vector-index key (itself, or the key of a window)."""
+    head, mark, n = key.rpartition(_WINDOW_MARK)
+    return head if mark and n.isdigit() else key
+
+
 @dataclass(frozen=True, slots=True)
 class StoredChunk:
     """A live chunk as read back from the store (what search results are made of)."""

@@ -45,8 +45,10 @@ from core.schemas.documents import Chunk, Document
 __all__ = [
     "Section",
     "chunk_document",
+    "passage_windows",
     "pdf_heading_level",
     "split_sections",
+    "vector_texts",
     "window_spans",
 ]
 
@@ -54,6 +56,7 @@ BOUNDARY_FRACTION = 0.2
 _SENTENCE_ENDS = "。!?"
 _CLOSING = "」』)]）】〕"
 _SOFT_BREAKS = "、, \t\u3000"
+_SENTENCE_CUT = re.compile(r"[。!?][」』)\]）】〕]*|\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +270,67 @@ def window_spans(text: str, start: int, end: int, size: int, overlap: int) -> li
         if not windows or window_end > windows[-1][1]:
             windows.append((position, window_end))
         position = cut - overlap
+
+
+def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Sentences of ``text[start:end]``: cut after ``。 ! ?`` (and closing brackets) and at
+    newlines, trimmed of edge whitespace, empty ones dropped."""
+    spans: list[tuple[int, int]] = []
+    begin = start
+    for match in _SENTENCE_CUT.finditer(text, start, end):
+        spans.append((begin, match.end()))
+        begin = match.end()
+    spans.append((begin, end))
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+def passage_windows(text: str, size: int) -> list[tuple[int, int]]:
+    """Spans of ``text`` packing whole consecutive sentences, each at most ``size`` characters.
+
+    The sub-chunk passages a corpus may embed instead of the whole chunk (``vector_texts``): a
+    short passage keeps an embedding focused on what one or two sentences say. A sentence
+    longer than ``size`` is cut by ``window_spans`` without overlap. Every non-whitespace
+    character of ``text`` lies in exactly one window.
+    """
+    if size <= 0:
+        raise ValueError(f"size must be positive, got {size}")
+    windows: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None
+    for s, e in sentence_spans(text, 0, len(text)):
+        if e - s > size:
+            if current:
+                windows.append(current)
+                current = None
+            windows.extend(window_spans(text, s, e, size, 0))
+        elif current is None:
+            current = (s, e)
+        elif e - current[0] <= size:
+            current = (current[0], e)
+        else:
+            windows.append(current)
+            current = (s, e)
+    if current:
+        windows.append(current)
+    return windows
+
+
+def vector_texts(chunk: Chunk, window: int) -> list[str]:
+    """The texts embedded for ``chunk``: ``chunk.text`` when ``window`` is 0, else one text per
+    ``passage_windows`` span of the body, each with the chunk's heading (or title) at the head,
+    as ``Chunk.text`` has."""
+    if window <= 0:
+        return [chunk.text]
+    head = chunk.heading or chunk.title
+    parts = [chunk.body[s:e] for s, e in passage_windows(chunk.body, window)] or [chunk.body]
+    return [f"{head}\n{part}" if head else part for part in parts]
 
 
 # --- documents ---------------------------------------------------------------------------------

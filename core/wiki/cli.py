@@ -101,7 +101,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             f"保存済みのベクトル {before.cached_vectors:,} 件を再利用して再開します。",
             file=sys.stderr,
         )
-    progress = _Progress("構築", "チャンク")
+    progress = _Progress("構築", "件")
     try:
         report = build_wiki_index(
             settings,

