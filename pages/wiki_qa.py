@@ -24,7 +24,18 @@ if status.built:
     st.success(
         f"インデックス: 記事 {status.articles:,} 件・チャンク {status.chunks:,} 件"
         f"・埋め込み {status.embedder}（{status.dim} 次元）・最終構築 {status.built_at}"
+        + (
+            f"・ベクトルは {status.vector_window} 文字以内のパッセージ単位"
+            if status.vector_window
+            else "・ベクトルはチャンク単位"
+        )
     )
+    if status.vector_window != settings.article_vector_window:
+        st.info(
+            "このインデックスは現在の設定（WB_ARTICLE_VECTOR_WINDOW="
+            f"{settings.article_vector_window}）と異なる単位で埋め込まれています。"
+            "次の構築ですべてのチャンクを埋め込み直します。"
+        )
 else:
     st.warning(
         "Wikipedia インデックスは未構築です。下の「インデックスの構築」から構築してください。"

@@ -214,12 +214,12 @@ class Searcher:
         windows are fetched for ``floor`` distinct chunks at the usual window count.
         """
         corpus = self.corpus
-        windowed = corpus.spec.vector_window > 0
-        n = (floor + 16) * (WINDOW_FANOUT if windowed else 1)
+        n = (floor + 16) * (WINDOW_FANOUT if corpus.spec.vector_window > 0 else 1)
         hits = corpus.vectors.query(vec, n)
         best: dict[str, float] = {}
         for key, score in hits:  # best first: the first window seen is the chunk's best
-            best.setdefault(chunk_vector_key(key) if windowed else key, score)
+            # (window keys are mapped even when the settings changed since the build)
+            best.setdefault(chunk_vector_key(key), score)
         live = corpus.store.chunks_by_vector_key(list(best))
         ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items() if k in live]
         return ranking[:floor]

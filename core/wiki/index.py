@@ -126,6 +126,12 @@ class WikiIndexStatus:
     interrupted: dict | None = None  # the unfinished build's state (sources, started_at)
     cached_vectors: int = 0  # passage vectors kept for resuming
 
+    @property
+    def vector_window(self) -> int:
+        """The passage window the served vectors were built with (0: one vector per chunk)."""
+        last = (self.chunk_params or "").rsplit("/", 1)[-1]
+        return int(last[1:]) if last.startswith("w") and last[1:].isdigit() else 0
+
 
 def _lock_held(directory: Path) -> bool:
     path = directory / "build.lock"

@@ -100,6 +100,12 @@ def test_chunks_are_scored_by_their_best_passage_window(wiki_settings):
         assert h.raw["cosine"] == pytest.approx(best, abs=1e-4)
 
 
+def test_a_windowed_index_is_still_served_after_the_setting_changes(wiki_state):
+    settings = make_settings(wiki_state, article_vector_window=0)
+    found = search_wiki(settings, "チェロ奏者のことをなんというか", rerank=False, mode="dense")
+    assert found.hits and all(h.raw["cosine"] > 0 for h in found.hits)
+
+
 def test_build_logs_the_design_lines(tmp_path, small_jsquad, wiki_state, caplog):
     # Same sources over a copy of the built index: everything is unchanged, nothing embedded.
     target = tmp_path / "copy"

