@@ -6,7 +6,8 @@
    message naming it (its previous version, if any, stays indexed).
 3. Embed only the new chunks (each whole, or each of its passage windows when the corpus spec
    asks for windows) and write their vectors under content-addressed keys, which are
-   invisible to searches until step 4 commits.
+   invisible to searches until step 4 commits. Meanwhile a worker thread computes the BM25
+   tokens and entity mentions (janome), so the two costs overlap where cores allow.
 4. One SQLite transaction swaps documents, chunks, tokens and entity mentions, and bumps the
    generation: readers see the old corpus or the new one, never a half-built one.
 5. Garbage-collect vectors that are no longer live (also those left by an interrupted build).
@@ -14,8 +15,10 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -167,6 +170,58 @@ def index_documents(
     return report
 
 
+def _embed(
+    corpus: Corpus,
+    units: list[tuple[Chunk, str, str]],
+    batch_size: int,
+    progress: Progress | None,
+) -> None:
+    """Embed (chunk, vector key, text) units in batches and write them to the vector index."""
+    for b in range(0, len(units), batch_size):
+        batch = units[b : b + batch_size]
+        if progress:
+            progress(b, len(units), f"埋め込み中: {batch[0][0].source}")
+        vectors = corpus.embedder.embed_passages([text for _, _, text in batch])
+        corpus.vectors.upsert(
+            [key for _, key, _ in batch],
+            vectors,
+            [
+                {
+                    "chunk_id": c.chunk_id,
+                    "file": c.source,
+                    "heading": c.heading,
+                    "updated_at": c.updated_at,
+                    "doc_hash": c.doc_hash,
+                    "document": text,
+                }
+                for c, _, text in batch
+            ],
+        )
+    if units:
+        corpus.vectors.flush()
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _analyze(
+    corpus: Corpus, chunked: list[tuple[Document, int, list[Chunk]]], stop: threading.Event
+) -> tuple[dict[str, list[str]], dict[str, dict[str, list]]]:
+    """BM25 tokens per chunk id and entity mentions per document (runs beside the embedder)."""
+    tokens: dict[str, list[str]] = {}
+    mentions: dict[str, dict[str, list]] = {}
+    for doc, _, chunks in chunked:
+        per_chunk = {}
+        for c in chunks:
+            if stop.is_set():
+                raise _Cancelled
+            tokens[c.chunk_id] = corpus.tokenizer.tokenize(c.text)
+            per_chunk[c.chunk_id] = extract_entities(c.text)
+        mentions[doc.doc_id] = per_chunk
+    return tokens, mentions
+
+
 def _commit(corpus, chunked, removed, tokens_by_id, mentions, info) -> None:
     """Swap the live view in one transaction on a connection of its own.
 
@@ -263,41 +318,24 @@ def _apply(
     embed_started = time.perf_counter()
     window = corpus.spec.vector_window
     units = [(c, key, text) for c in new_chunks for key, text in _vector_units(c, window)]
-    for b in range(0, len(units), batch_size):
-        batch = units[b : b + batch_size]
-        if progress:
-            progress(b, len(units), f"埋め込み中: {batch[0][0].source}")
-        vectors = corpus.embedder.embed_passages([text for _, _, text in batch])
-        corpus.vectors.upsert(
-            [key for _, key, _ in batch],
-            vectors,
-            [
-                {
-                    "chunk_id": c.chunk_id,
-                    "file": c.source,
-                    "heading": c.heading,
-                    "updated_at": c.updated_at,
-                    "doc_hash": c.doc_hash,
-                    "document": text,
-                }
-                for c, _, text in batch
-            ],
-        )
-    if new_chunks:
-        corpus.vectors.flush()
+    # Tokens and entity mentions (janome, pure Python) are computed in a worker thread while
+    # the embedder (C, outside the GIL) runs: the build costs max(embed, analyze), not the sum.
+    stop = threading.Event()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-analyze") as pool:
+        analysis = pool.submit(_analyze, corpus, chunked, stop)
+        try:
+            _embed(corpus, units, batch_size, progress)
+        except BaseException:
+            stop.set()  # the worker stops at its next chunk; the exception goes on
+            raise
+        if progress and new_chunks:
+            progress(len(new_chunks), len(new_chunks), "索引を更新中")
+        tokens_by_id, mentions = analysis.result()
     report.embed_seconds = time.perf_counter() - embed_started
     report.chunks_embedded = len(new_chunks)
     report.passages_embedded = len(units)
 
     # Swap the live view in one transaction.
-    if progress and new_chunks:
-        progress(len(new_chunks), len(new_chunks), "索引を更新中")
-    tokens = corpus.tokenizer.tokenize_many([c.text for c in new_chunks])
-    tokens_by_id = {c.chunk_id: t for c, t in zip(new_chunks, tokens, strict=True)}
-    mentions = {
-        doc.doc_id: {c.chunk_id: extract_entities(c.text) for c in chunks}
-        for doc, _, chunks in chunked
-    }
     info = corpus.embedder_info
     if report.changed or params_changed or store.get_meta("embedder_name") is None:
         _commit(corpus, chunked, removed, tokens_by_id, mentions, info)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -217,6 +218,32 @@ def test_interrupted_build_is_never_served(settings, runbook_dir, monkeypatch):
     report = update_corpus(corpus, runbook_dir)
     assert report.added == ["phishing.md"]
     assert corpus.vectors.keys() == corpus.store.live_vector_keys()
+
+
+def test_a_failing_embedder_stops_the_analysis_thread_and_serves_the_old_view(
+    settings, runbook_dir, monkeypatch
+):
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    corpus = corpus_for(settings, runbook_dir)
+    update_corpus(corpus, runbook_dir)
+    generation = corpus.store.generation
+    write(runbook_dir, "phishing.md", RUNBOOK_B)
+    write(runbook_dir, "backup.md", RUNBOOK_C)
+    calls = []
+    real = corpus.embedder.embed_passages
+
+    def fail_second_batch(texts):
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise RuntimeError("embedder died")
+        return real(texts)
+
+    monkeypatch.setattr(corpus.embedder, "embed_passages", fail_second_batch)
+    with pytest.raises(RuntimeError, match="embedder died"):
+        update_corpus(corpus, runbook_dir, batch_size=1)
+    assert not [t for t in threading.enumerate() if t.name.startswith("index-analyze")]
+    assert corpus.store.generation == generation
+    assert list(corpus.store.manifest()) == ["vpn.md"]
 
 
 def test_mismatched_embedder_is_refused(settings, runbook_dir):
