@@ -13,8 +13,7 @@ from pathlib import Path
 from core.errors import IndexStateError
 from core.ingest.indexer import IndexReport, Progress, resolve_allowed_folder, update_corpus
 from core.retrieval.corpus import Corpus, open_corpus, runbook_spec
-from core.retrieval.searcher import Searcher, SearchOutcome
-from core.schemas.search import SearchQuery, validate_contract
+from core.retrieval.searcher import Searcher, SearchOutcome, make_query
 from core.settings import Settings
 
 
@@ -74,25 +73,13 @@ def search_runbooks(
     rerank: bool = False,
 ) -> SearchOutcome:
     """Search the runbook corpus of ``data``; builds it first when it has never been built."""
-    query = validate_contract(
-        SearchQuery,
-        {
-            "text": text,
-            "type": "hybrid",
-            "embedding": None,
-            "filters": {
-                "fileIds": None,
-                "entityTypes": None,
-                "dateRange": None,
-                "minRelevance": min_relevance,
-            },
-            "options": {
-                "limit": limit,
-                "rerankEnabled": rerank,
-                "strategies": ["hybrid"],
-                "weights": weights or {"keyword": 0.4, "semantic": 0.6, "graph": 0.0},
-            },
-        },
+    query = make_query(
+        text,
+        limit=limit,
+        min_relevance=min_relevance,
+        rerank=rerank,
+        strategies=["hybrid"],
+        weights=weights or {"keyword": 0.4, "semantic": 0.6, "graph": 0.0},
     )
     corpus = runbook_corpus(settings, data)
     if not corpus.store.manifest():

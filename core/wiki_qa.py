@@ -35,8 +35,8 @@ from core.generation.extractive import Evidence, extractive_answer
 from core.generation.llm import LLMReply, complete
 from core.retrieval.corpus import Corpus
 from core.retrieval.embeddings import get_embedder
-from core.retrieval.searcher import Hit, Searcher
-from core.schemas.search import RerankConfig, SearchQuery, validate_contract
+from core.retrieval.searcher import Hit, Searcher, make_query
+from core.schemas.search import RerankConfig
 from core.settings import Settings
 from core.text.normalize import normalize_query
 from core.text.tokenize import get_tokenizer, query_terms
@@ -193,20 +193,12 @@ def search_wiki(
     started = time.perf_counter()
     text = _check_search_args(question, topk, topn, mode)
     corpus = wiki_corpus(settings, index_dir)
-    query = validate_contract(
-        SearchQuery,
-        {
-            "text": text,
-            "type": "hybrid",
-            "embedding": None,
-            "filters": {"fileIds": None, "entityTypes": None, "dateRange": None, "minRelevance": 0},
-            "options": {
-                "limit": topn,
-                "rerankEnabled": rerank,
-                "strategies": ["hybrid"] if mode == "hybrid" else ["semantic"],
-                "weights": HYBRID_WEIGHTS if mode == "hybrid" else DENSE_WEIGHTS,
-            },
-        },
+    query = make_query(
+        text,
+        limit=topn,
+        rerank=rerank,
+        strategies=["hybrid"] if mode == "hybrid" else ["semantic"],
+        weights=HYBRID_WEIGHTS if mode == "hybrid" else DENSE_WEIGHTS,
     )
     # The searcher reranks the first top_k fused candidates and returns the first ``limit``.
     outcome = Searcher(corpus).run(

@@ -95,34 +95,27 @@ def run_qcheck(
             return 1.0
         return external if external is not None else specificity(d.core, targets, d.focus)
 
-    score = spec_of(draft, scores[0])
-    if score < SPECIFICITY_MIN:
-        reasons.append(f"specificity<{SPECIFICITY_MIN} ({score:.2f})")
+    def failed(reason: str) -> None:
+        reasons.append(reason)
         events.append(
             QCheckEvent(
                 turn=turn,
                 slots=draft.slots,
                 text=draft.core,
                 status="ng",
-                reasons=[reasons[-1]],
+                reasons=[reason],
                 failed=True,
             )
         )
+
+    score = spec_of(draft, scores[0])
+    if score < SPECIFICITY_MIN:
+        failed(f"specificity<{SPECIFICITY_MIN} ({score:.2f})")
         draft = regenerate(draft)
         regenerated = True
         score = spec_of(draft)
         if score < SPECIFICITY_MIN:
-            reasons.append(f"regenerated specificity<{SPECIFICITY_MIN} ({score:.2f}): fallback")
-            events.append(
-                QCheckEvent(
-                    turn=turn,
-                    slots=draft.slots,
-                    text=draft.core,
-                    status="ng",
-                    reasons=[reasons[-1]],
-                    failed=True,
-                )
-            )
+            failed(f"regenerated specificity<{SPECIFICITY_MIN} ({score:.2f}): fallback")
             draft = fallback(draft)
             fell_back = True
             score = spec_of(draft)

@@ -8,8 +8,7 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document as LCDocument
 from langchain_core.retrievers import BaseRetriever
 
-from core.retrieval.searcher import Searcher
-from core.schemas.search import SearchQuery, validate_contract
+from core.retrieval.searcher import Searcher, make_query
 
 
 class WorkbenchRetriever(BaseRetriever):
@@ -25,20 +24,8 @@ class WorkbenchRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[LCDocument]:
         searcher: Searcher = self.searcher
-        search_query = validate_contract(
-            SearchQuery,
-            {
-                "text": query,
-                "type": "hybrid",
-                "embedding": None,
-                "filters": {
-                    "fileIds": None,
-                    "entityTypes": None,
-                    "dateRange": None,
-                    "minRelevance": self.min_relevance,
-                },
-                "options": {"limit": self.k, "rerankEnabled": False, "weights": self.weights},
-            },
+        search_query = make_query(
+            query, limit=self.k, min_relevance=self.min_relevance, weights=self.weights
         )
         outcome = searcher.run(search_query, fusion=self.fusion)
         docs = []

@@ -37,6 +37,7 @@ from core.schemas.search import (
     SearchStrategy,
     SearchStrategyMetrics,
     StrategyMetric,
+    validate_contract,
 )
 from core.text.entities import extract_query_entities
 from core.text.tokenize import query_terms
@@ -104,6 +105,34 @@ def find_offsets(text: str, terms: list[str]) -> list[tuple[int, int]]:
                 spans.append((start, end))
             start = lowered.find(term, end)
     return sorted(spans)
+
+
+def make_query(
+    text: str,
+    *,
+    limit: int,
+    min_relevance: float = 0.0,
+    rerank: bool = False,
+    **options: object,
+) -> SearchQuery:
+    """A hybrid ``SearchQuery`` without filters but ``minRelevance``, validated by the contract
+    (Japanese messages). ``options`` are further contract options by their JSON names
+    (``strategies``, ``weights``, ``offset`` …)."""
+    return validate_contract(
+        SearchQuery,
+        {
+            "text": text,
+            "type": "hybrid",
+            "embedding": None,
+            "filters": {
+                "fileIds": None,
+                "entityTypes": None,
+                "dateRange": None,
+                "minRelevance": min_relevance,
+            },
+            "options": {"limit": limit, "rerankEnabled": rerank, **options},
+        },
+    )
 
 
 class Searcher:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from core.interview.domains import get_domain
 from core.interview.orchestrator import Interviewer
 from core.interview.simulator import START_EPOCH, load_scenarios
+from core.interview.slots import slot_from_spec
+from core.interview.state import Hypothesis, SessionState
 
 
 class Clock:
@@ -67,3 +70,17 @@ def make_settings_factory(tmp_path):
         return make_settings(tmp_path / "state", tmp_path / "runbooks", **extra)
 
     return factory
+
+
+def make_state(domain: str = "postmortem") -> tuple[SessionState, dict]:
+    spec = get_domain(domain)
+    state = SessionState(
+        session_id="s1",
+        user_id="u",
+        topic="t",
+        goal_kind=spec.name,
+        slots={s.name: slot_from_spec(s) for s in spec.slots},
+        hypothesis=Hypothesis(id="h", text="t"),
+        created_at="2025-01-01T00:00:00+00:00",
+    )
+    return state, {s.name: s for s in spec.slots}

@@ -11,30 +11,15 @@ from core.interview import adaptation as adapt
 from core.interview.domains import MIN_IMPORTANCE, get_domain
 from core.interview.evidence import CallableEvidence, Evidence, run_search
 from core.interview.orchestrator import Interviewer
-from core.interview.slots import slot_from_spec
-from core.interview.state import Hypothesis, QCheckResult, QuestionRecord, SessionState
+from core.interview.state import QCheckResult, QuestionRecord, SessionState
 from core.interview.store import SessionStore
 from core.interview.voi import VoIParams, score_actions
 from core.interview.wal import hash_id, replay, wal_files, wal_salt
 
-from .conftest import APPENDIX_G, reply_for
+from .conftest import APPENDIX_G, make_state, reply_for
 
 PARAMS = VoIParams()
 FIXED = VoIParams(adaptive=False)
-
-
-def make_state(domain: str = "postmortem") -> tuple[SessionState, dict]:
-    spec = get_domain(domain)
-    state = SessionState(
-        session_id="s1",
-        user_id="u",
-        topic="t",
-        goal_kind=spec.name,
-        slots={s.name: slot_from_spec(s) for s in spec.slots},
-        hypothesis=Hypothesis(id="h", text="t"),
-        created_at="2025-01-01T00:00:00+00:00",
-    )
-    return state, {s.name: s for s in spec.slots}
 
 
 def next_turn(state: SessionState) -> list[str]:

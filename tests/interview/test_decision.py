@@ -7,7 +7,6 @@ import math
 import pytest
 
 from core.interview.belief import MIN_WIDTH, EvidenceFeatures, delta, logit, sigmoid, update
-from core.interview.domains import get_domain
 from core.interview.gap import analyze_gaps, critical_gaps, priority, staleness
 from core.interview.policy import (
     HeuristicVoIPolicy,
@@ -16,24 +15,12 @@ from core.interview.policy import (
     get_policy,
     register_policy,
 )
-from core.interview.slots import THETA_FILLED, filled_ratio, slot_from_spec
-from core.interview.state import Decision, Hypothesis, SessionState
+from core.interview.slots import THETA_FILLED, filled_ratio
+from core.interview.state import Decision
 from core.interview.stop import budget_stop, hard_stop, soft_stop
 from core.interview.voi import VoIParams, bundle_cost, median_voi, score_actions
 
-
-def make_state(domain: str = "postmortem") -> tuple[SessionState, dict]:
-    spec = get_domain(domain)
-    state = SessionState(
-        session_id="s1",
-        user_id="u",
-        topic="t",
-        goal_kind=spec.name,
-        slots={s.name: slot_from_spec(s) for s in spec.slots},
-        hypothesis=Hypothesis(id="h", text="t"),
-        created_at="2025-01-01T00:00:00+00:00",
-    )
-    return state, {s.name: s for s in spec.slots}
+from .conftest import make_state
 
 
 def test_staleness_and_priority():
