@@ -5,7 +5,9 @@ against the question by query-term coverage and embedding similarity (plus the p
 retrieval score), and composes an answer from the best units with citation markers:
 
 - when the best unit is a numbered step, the whole numbered list it belongs to is given, in
-  its original order (operators need every step, not the single best sentence);
+  its original order (operators need every step, not the single best sentence); the same for
+  a bullet list introduced by a lead sentence (「次のいずれかに当てはまる場合…」 and its items)
+  or one of at most ``SHORT_LIST`` items;
 - otherwise the best sentences are given in document order;
 - up to two strong units from other passages follow as 補足.
 
@@ -27,6 +29,8 @@ STEP_RE = re.compile(
 SENTENCE_RE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 BULLET_RE = re.compile(r"^\s*[-*・•]\s+")
 MAX_STEPS = 12
+SHORT_LIST = 6  # a bullet list this short is given whole, like a numbered list
+LEAD_WORDS = ("次の", "以下の")
 MAX_UNIT_CHARS = 300
 
 
@@ -43,7 +47,7 @@ class Unit:
     evidence: int  # index into the evidence list
     position: int  # order inside the passage
     text: str
-    kind: str  # "step" | "sentence"
+    kind: str  # "step" | "bullet" | "lead" | "sentence"
     list_id: int  # steps of one numbered list share an id; sentences get -1
     score: float = 0.0
 
@@ -55,17 +59,28 @@ class ExtractiveAnswer:
     units: list[Unit] = field(default_factory=list)
 
 
+def _introduces_list(sentence: str) -> bool:
+    return sentence.rstrip().endswith((":", "：")) or any(w in sentence for w in LEAD_WORDS)
+
+
 def split_units(text: str, evidence: int = 0) -> list[Unit]:
-    """Numbered steps (one per line) and sentences, in order."""
+    """Numbered steps (one per line), bullet items (one per line) and sentences, in order.
+
+    Consecutive steps share a ``list_id``, and so do consecutive bullet items; a sentence just
+    before a bullet list that introduces it (「次のいずれか…」, 「以下の…」, a trailing colon)
+    becomes the list's ``lead`` and shares its id.
+    """
     units: list[Unit] = []
     list_id = -1
     next_list = 0
-    in_list = False
+    in_list = False  # inside a numbered list
+    in_bullets = False  # inside a bullet list
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped:
             continue
         if STEP_RE.match(stripped):
+            in_bullets = False
             if not in_list:
                 list_id, next_list, in_list = next_list, next_list + 1, True
             units.append(Unit(evidence, len(units), stripped[:MAX_UNIT_CHARS], "step", list_id))
@@ -75,8 +90,24 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
             units[-1].text = (units[-1].text + " " + stripped)[:MAX_UNIT_CHARS]
             continue
         in_list = False
-        body = BULLET_RE.sub("", stripped)
-        for sentence in SENTENCE_RE.findall(body):
+        if BULLET_RE.match(stripped):
+            item = BULLET_RE.sub("", stripped).strip()
+            if len(item) < 4:
+                continue
+            if not in_bullets:
+                list_id, next_list, in_bullets = next_list, next_list + 1, True
+                lead = units[-1] if units else None
+                if (
+                    lead
+                    and lead.kind == "sentence"
+                    and lead.list_id < 0
+                    and _introduces_list(lead.text)
+                ):
+                    lead.kind, lead.list_id = "lead", list_id
+            units.append(Unit(evidence, len(units), item[:MAX_UNIT_CHARS], "bullet", list_id))
+            continue
+        in_bullets = False
+        for sentence in SENTENCE_RE.findall(stripped):
             sentence = sentence.strip()
             if len(sentence) >= 4:
                 units.append(Unit(evidence, len(units), sentence[:MAX_UNIT_CHARS], "sentence", -1))
@@ -131,9 +162,12 @@ def extractive_answer(
     best = max(units, key=lambda u: (u.score, -u.evidence, -u.position))
 
     chosen: list[Unit]
-    if best.kind == "step":
-        chosen = [u for u in units if u.evidence == best.evidence and u.list_id == best.list_id]
-        chosen = chosen[:MAX_STEPS]
+    members = [u for u in units if u.evidence == best.evidence and u.list_id == best.list_id]
+    has_lead = any(u.kind == "lead" for u in members)
+    if best.kind == "step" or (
+        best.kind in ("bullet", "lead") and (has_lead or len(members) <= SHORT_LIST)
+    ):
+        chosen = members[: MAX_STEPS + 1]
     else:
         same = [u for u in units if u.evidence == best.evidence and u.score >= 0.6 * best.score]
         chosen = sorted(
