@@ -14,12 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import IndexStateError, WorkbenchError
-from core.retrieval.graph import (
+from core.retrieval.graph import GraphStore, SQLiteGraphStore, mention_rows, open_graph_store
+from core.retrieval.graph_neo4j import (
     CYPHER_ENTITY_COUNT,
     CYPHER_MENTION_COUNT,
-    GraphStore,
     Neo4jGraphStore,
-    SQLiteGraphStore,
     cypher_chunk_conflict,
     cypher_cooccurring,
     cypher_delete_doc,
@@ -30,8 +29,6 @@ from core.retrieval.graph import (
     cypher_stats,
     cypher_sums,
     cypher_write_mentions,
-    mention_rows,
-    open_graph_store,
 )
 from core.text.entities import Entity, extract_entities, extract_query_entities
 
