@@ -11,6 +11,7 @@ from core.evaluation.recall import load_recall_results, recall_dir
 from core.evaluation.results import load_results
 from core.evaluation.runs import load_question_set_runs
 from ui import dashboard as ui
+from ui import dashboard_results as results
 from ui.resources import settings as get_settings
 
 settings = get_settings()
@@ -43,11 +44,11 @@ with tab_audit:
 with tab_eval:
     runs, problems = load_results(settings.eval_dir)
     runs = [(p, r) for p, r in runs if start.isoformat() <= r.created_at[:10] <= end.isoformat()]
-    ui.render_evaluation(runs, problems)
+    results.render_evaluation(runs, problems)
 with tab_recall:
     summary, long, problems = load_recall_results(recall_dir(settings.eval_dir), start, end)
-    ui.render_recall(summary, long, problems, settings)
+    results.render_recall(summary, long, problems, settings)
 with tab_interview:
-    ui.render_interview(load_interview_kpis(settings.wal_dir, start, end))
+    results.render_interview(load_interview_kpis(settings.wal_dir, start, end))
 with tab_qs:
-    ui.render_question_sets(load_question_set_runs(settings, start, end))
+    results.render_question_sets(load_question_set_runs(settings, start, end))
