@@ -18,7 +18,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from core.errors import ContractError, InputError
-from core.schemas.search import japanese_errors
+from core.schemas.messages import japanese_errors
 
 Category = Literal[
     "normal", "insufficient_evidence", "dangerous", "ambiguous", "conversation", "composite"
@@ -143,14 +143,7 @@ class EvalDataset(BaseModel):
 
 
 def _issues(exc: ValidationError) -> list[tuple[str, str]]:
-    out = []
-    for error, (_, message) in zip(exc.errors(), japanese_errors(exc), strict=True):
-        path = ""
-        for part in error["loc"]:
-            path += f"[{part}]" if isinstance(part, int) else ("." if path else "") + str(part)
-        msg = error.get("ctx", {}).get("error")
-        out.append((path, str(msg) if msg else message))
-    return out
+    return japanese_errors(exc, camel=False)
 
 
 def parse_dataset(data: object, label: str = "評価データセット") -> EvalDataset:

@@ -37,7 +37,7 @@ from core.question_sets.contract import (
     write_atomic,
 )
 from core.question_sets.targets import TARGET_LABELS, Target, jsonable
-from core.schemas.search import japanese_errors
+from core.schemas.messages import japanese_errors
 from core.settings import Settings
 
 RUN_FORMAT = "question_set_run.v1"
@@ -117,13 +117,7 @@ def _run_bytes(run: RunFile) -> bytes:
 
 
 def _run_issues(exc: ValidationError) -> list[tuple[str, str]]:
-    out = []
-    for error, (_, message) in zip(exc.errors(), japanese_errors(exc), strict=True):
-        path = ""
-        for part in error["loc"]:
-            path += f"[{part}]" if isinstance(part, int) else ("." if path else "") + str(part)
-        out.append((path, message))
-    return out
+    return japanese_errors(exc, camel=False)
 
 
 def parse_run(data: Any) -> RunFile:
