@@ -113,11 +113,13 @@ def make_query(
     limit: int,
     min_relevance: float = 0.0,
     rerank: bool = False,
+    filters: dict[str, object] | None = None,
     **options: object,
 ) -> SearchQuery:
-    """A hybrid ``SearchQuery`` without filters but ``minRelevance``, validated by the contract
-    (Japanese messages). ``options`` are further contract options by their JSON names
-    (``strategies``, ``weights``, ``offset`` …)."""
+    """A hybrid ``SearchQuery``, validated by the contract (Japanese messages). No filter but
+    ``minRelevance`` unless ``filters`` (JSON names: ``fileIds``, ``dateRange`` …) say otherwise;
+    ``options`` are further contract options by their JSON names (``strategies``, ``weights``,
+    ``offset`` …)."""
     return validate_contract(
         SearchQuery,
         {
@@ -129,6 +131,7 @@ def make_query(
                 "entityTypes": None,
                 "dateRange": None,
                 "minRelevance": min_relevance,
+                **(filters or {}),
             },
             "options": {"limit": limit, "rerankEnabled": rerank, **options},
         },

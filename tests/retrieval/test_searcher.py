@@ -9,28 +9,15 @@ import pytest
 from core.errors import ContractError
 from core.retrieval.langchain_adapter import WorkbenchRetriever
 from core.retrieval.searcher import Searcher, find_offsets
+from core.retrieval.searcher import make_query as searcher_query
 from core.runbooks import runbook_corpus, search_runbooks
 from core.schemas.search import SearchQuery, SearchResult, validate_contract
 
 
 def make_query(text: str, **options) -> SearchQuery:
-    filters = options.pop("filters", {})
-    return validate_contract(
-        SearchQuery,
-        {
-            "text": text,
-            "type": "hybrid",
-            "embedding": None,
-            "filters": {
-                "fileIds": None,
-                "entityTypes": None,
-                "dateRange": None,
-                "minRelevance": 0.0,
-                **filters,
-            },
-            "options": {"limit": 5, "rerankEnabled": False, **options},
-        },
-    )
+    limit = options.pop("limit", 5)
+    rerank = options.pop("rerankEnabled", False)
+    return searcher_query(text, limit=limit, rerank=rerank, **options)
 
 
 @pytest.fixture
