@@ -325,12 +325,12 @@ def _apply(
         analysis = pool.submit(_analyze, corpus, chunked, stop)
         try:
             _embed(corpus, units, batch_size, progress)
+            if progress and new_chunks:
+                progress(len(new_chunks), len(new_chunks), "索引を更新中")
+            tokens_by_id, mentions = analysis.result()
         except BaseException:
-            stop.set()  # the worker stops at its next chunk; the exception goes on
+            stop.set()  # (Ctrl-C included) the worker stops at its next chunk; the error goes on
             raise
-        if progress and new_chunks:
-            progress(len(new_chunks), len(new_chunks), "索引を更新中")
-        tokens_by_id, mentions = analysis.result()
     report.embed_seconds = time.perf_counter() - embed_started
     report.chunks_embedded = len(new_chunks)
     report.passages_embedded = len(units)
