@@ -3,8 +3,9 @@
 Each enabled strategy (keyword BM25, semantic vectors, graph mentions) is asked for a candidate
 floor (``settings.candidate_floor``, never fewer than offset + limit) with no score threshold;
 the lists are fused (weighted min-max by default, RRF on request), then filtered (file ids, date
-range on ``updated_at``, ``minRelevance`` on the combined score), optionally reranked, and cut
-to offset/limit. Results carry highlights (offsets of the query terms in the returned text),
+range on ``updated_at``, ``minRelevance`` on the combined score), optionally re-scored by focus
+(``core.retrieval.focus``) and reranked, and cut to offset/limit. A corpus that embeds passage
+windows gives each chunk the cosine of its best window. Results carry highlights (offsets of the query terms in the returned text),
 context before/after from the source document, and per-strategy metrics.
 """
 
