@@ -8,15 +8,16 @@ paragraph it was asked about.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import platform
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from core.ingest.wikipedia import jsquad_articles, parse_sources
 from core.schemas.documents import Document
 from core.text.normalize import normalize_article
 
@@ -43,24 +44,30 @@ class Question:
 
 
 def load_jsquad(path: Path = JSQUAD_PATH) -> tuple[list[Paragraph], list[Question]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    """Unique paragraphs (with questions) and their questions, read by the wiki source loader."""
     paragraphs: list[Paragraph] = []
     questions: list[Question] = []
     seen: dict[str, str] = {}  # context -> pid (dedupe identical paragraphs)
-    for article in data["data"]:
-        for p in article["paragraphs"]:
-            context = p["context"]
-            qas = p["qas"]
-            if not qas:
+    for _, article in jsquad_articles(parse_sources(f"jsquad:{path}")[0]):
+        for p in article:
+            if not p.qas:
                 continue
-            pid = seen.get(context)
+            pid = seen.get(p.context)
             if pid is None:
-                pid = qas[0]["id"].rsplit("q", 1)[0]
-                seen[context] = pid
-                title, _, text = context.partition(" [SEP] ")
-                paragraphs.append(Paragraph(pid, title.strip(), text.strip(), context))
-            questions.extend(Question(q["id"], q["question"], pid) for q in qas)
+                pid = p.qas[0]["id"].rsplit("q", 1)[0]
+                seen[p.context] = pid
+                title, _, text = p.context.partition(" [SEP] ")
+                paragraphs.append(Paragraph(pid, title.strip(), text.strip(), p.context))
+            questions.extend(Question(q["id"], q["question"], pid) for q in p.qas)
     return paragraphs, questions
+
+
+def embed_seconds(embedder, texts: Sequence[str], batch: int) -> float:
+    """Seconds the embedder alone takes for ``texts`` in batches (the peer of a build run)."""
+    t0 = time.perf_counter()
+    for b in range(0, len(texts), batch):
+        embedder.embed_passages(texts[b : b + batch])
+    return time.perf_counter() - t0
 
 
 def paragraph_document(p: Paragraph) -> Document:

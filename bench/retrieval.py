@@ -39,6 +39,7 @@ from .common import (
     JSQUAD_PATH,
     Question,
     cached_query_vectors,
+    embed_seconds,
     gold_rank,
     latency,
     load_jsquad,
@@ -280,20 +281,14 @@ def build_throughput(settings: Settings, inner: Embedder, documents: Sequence[Do
     batch = settings.embed_batch_size
     inner.embed_passages(texts[:batch])  # warm-up
 
-    def embed_alone() -> float:
-        t0 = time.perf_counter()
-        for b in range(0, len(texts), batch):
-            inner.embed_passages(texts[b : b + batch])
-        return time.perf_counter() - t0
-
-    alone_1 = embed_alone()
+    alone_1 = embed_seconds(inner, texts, batch)
     Corpus(spec, settings, embedder=inner).reset()
     corpus = Corpus(spec, settings, embedder=inner)
     t0 = time.perf_counter()
     report = index_documents(corpus, documents)
     pipeline_s = time.perf_counter() - t0
     corpus.reset()
-    alone_2 = embed_alone()
+    alone_2 = embed_seconds(inner, texts, batch)
     alone_s = (alone_1 + alone_2) / 2
     n = len(texts)
     return {

@@ -29,7 +29,7 @@ from core.text.chunking import chunk_document, vector_texts
 from core.wiki.devset import evaluate_dev, make_dev_set
 from core.wiki_qa import answer_wiki, build_wiki_index, is_evidence, search_wiki, wiki_status
 
-from .common import CACHE_DIR, JSQUAD_PATH, latency, machine_info
+from .common import CACHE_DIR, JSQUAD_PATH, embed_seconds, latency, machine_info
 
 STATE = CACHE_DIR / "wiki-state"
 DEV = CACHE_DIR / "dev.jsonl"
@@ -150,17 +150,11 @@ def build_rate(n_articles: int) -> dict:
         batch = settings.embed_batch_size
         inner.embed_passages(texts[:batch])  # warm-up
 
-        def alone() -> float:
-            t0 = time.perf_counter()
-            for b in range(0, len(texts), batch):
-                inner.embed_passages(texts[b : b + batch])
-            return time.perf_counter() - t0
-
-        before = alone()
+        before = embed_seconds(inner, texts, batch)
         t0 = time.perf_counter()
         report = build_wiki_index(settings, str(source))
         pipeline = time.perf_counter() - t0
-        after = alone()
+        after = embed_seconds(inner, texts, batch)
     embedder_rate = len(texts) / ((before + after) / 2)
     pipeline_rate = report.model_embedded / pipeline
     out = {

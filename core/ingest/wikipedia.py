@@ -181,6 +181,7 @@ class JsquadParagraph:
     text: str  # raw paragraph text, prefix removed
     prefix_len: int  # characters removed from the context ("title [SEP] ")
     qas: list
+    context: str = ""  # the context as written in the file
 
 
 def jsquad_articles(spec: SourceSpec) -> list[tuple[str, list[JsquadParagraph]]]:
@@ -213,7 +214,7 @@ def jsquad_articles(spec: SourceSpec) -> list[tuple[str, list[JsquadParagraph]]]
             else:
                 prefix_len, text = 0, context
             merged.setdefault(title.strip(), []).append(
-                JsquadParagraph(text, prefix_len, list(p.get("qas") or []))
+                JsquadParagraph(text, prefix_len, list(p.get("qas") or []), context)
             )
     return list(merged.items())
 
