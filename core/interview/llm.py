@@ -16,7 +16,7 @@ import re
 import time
 from collections import Counter
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
@@ -83,6 +83,9 @@ def parse_strict(text: str) -> Any:
     return json.loads(s)
 
 
+ItemT = TypeVar("ItemT")
+
+
 def _listed(value: Any, key: str) -> Any:
     return value.get(key, value) if isinstance(value, dict) and key in value else value
 
@@ -147,6 +150,19 @@ class InterviewLLM:
                 self.stats[f"{stage}.ms"] += int((time.perf_counter() - t0) * 1000)
         self.stats[f"{stage}.fallback"] += 1
         return None
+
+    def call_json_list(
+        self, stage: str, system: str, payload: dict[str, Any], item: type[ItemT], key: str
+    ) -> list[ItemT] | None:
+        """``call_json`` for a JSON array of ``item``; an object holding the array under ``key``
+        (a common model habit) is accepted too. None when neither validates."""
+        out = self.call_json(stage, system, payload, TypeAdapter(list[item] | dict))
+        if isinstance(out, dict):
+            try:
+                return TypeAdapter(list[item]).validate_python(_listed(out, key))
+            except ValidationError:
+                return None
+        return out
 
     # --- Stage02: extraction ------------------------------------------------------------
     def extract(
@@ -296,12 +312,7 @@ class InterviewLLM:
             "インタビューの次の質問を日本語で1つ作ってください。対象スロットの must_mention を含め、"
             "具体的に、1〜2文で。出力は [{slot_name, text}] の配列。"
         )
-        out = self.call_json("stage06_qgen", system, payload, TypeAdapter(list[QuestionOut] | dict))
-        if isinstance(out, dict):
-            try:
-                out = TypeAdapter(list[QuestionOut]).validate_python(_listed(out, "questions"))
-            except ValidationError:
-                out = None
+        out = self.call_json_list("stage06_qgen", system, payload, QuestionOut, "questions")
         if not out:
             return None
         chosen = next((q for q in out if q.slot_name in action.slots), out[0])
@@ -325,12 +336,7 @@ class InterviewLLM:
             "質問の品質を採点してください。specificity: 単位・制約・時刻など構造化属性の含有率。"
             "tacit_power: 前提・意図・判断基準を引き出す度合い。出力は配列。"
         )
-        out = self.call_json("stage07_qcheck", system, payload, TypeAdapter(list[QCheckOut] | dict))
-        if isinstance(out, dict):
-            try:
-                out = TypeAdapter(list[QCheckOut]).validate_python(_listed(out, "checks"))
-            except ValidationError:
-                out = None
+        out = self.call_json_list("stage07_qcheck", system, payload, QCheckOut, "checks")
         if not out:
             return None, None
         return out[0].specificity, out[0].tacit_power
