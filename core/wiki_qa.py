@@ -31,7 +31,7 @@ from core.generation.citations import (
     strip_invented_markers,
     wiki_reference_line,
 )
-from core.generation.extractive import Evidence, extractive_answer
+from core.generation.extractive import Evidence, extractive_answer, term_coverage
 from core.generation.llm import LLMReply, complete
 from core.retrieval.corpus import Corpus
 from core.retrieval.embeddings import get_embedder
@@ -139,14 +139,6 @@ class WikiSearch:
     def evidence(self) -> list[Hit]:
         """Hits close enough in meaning, or sharing enough query terms, to answer from."""
         return [h for h in self.hits if is_evidence(h, self.terms)]
-
-
-def term_coverage(text: str, terms: Sequence[str]) -> float:
-    """Share of the query terms (weighted by length, capped at 6) that occur in ``text``."""
-    lowered = text.lower()
-    total = sum(min(len(t), 6) for t in terms)
-    hit = sum(min(len(t), 6) for t in terms if t.lower() in lowered)
-    return hit / total if total else 0.0
 
 
 def highlight_terms(text: str) -> list[str]:

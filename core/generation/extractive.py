@@ -114,10 +114,8 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
     return units
 
 
-def _coverage(text: str, terms: Sequence[str]) -> float:
-    """Share of the query terms (weighted by length) that occur in ``text``."""
-    if not terms:
-        return 0.0
+def term_coverage(text: str, terms: Sequence[str]) -> float:
+    """Share of the query terms (weighted by length, capped at 6) that occur in ``text``."""
     lowered = text.lower()
     total = sum(min(len(t), 6) for t in terms)
     hit = sum(min(len(t), 6) for t in terms if t.lower() in lowered)
@@ -132,7 +130,7 @@ def _score_units(
     embedder,
 ) -> None:
     for u in units:
-        u.score = 0.55 * _coverage(u.text, terms) + 0.2 * evidence[u.evidence].score
+        u.score = 0.55 * term_coverage(u.text, terms) + 0.2 * evidence[u.evidence].score
     if embedder is None or query_vector is None or not units:
         return
     # Embedding similarity for the most promising units only (the embedder is the cost).
