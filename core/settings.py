@@ -20,6 +20,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+def _default_datasets_dir() -> Path | None:
+    candidate = PROJECT_ROOT.parent / "shared" / "datasets"
+    return candidate if candidate.is_dir() else None
+
+
 def _env(name: str) -> AliasChoices:
     """Accept both ``WB_<NAME>`` and the provider's own variable name."""
     return AliasChoices(f"WB_{name}", name)
@@ -41,6 +46,14 @@ class Settings(BaseSettings):
         description="Folder for all generated state; the project root when unset.",
     )
     runbooks_dir: Path = PROJECT_ROOT / "data" / "runbooks"
+    datasets_dir: Path | None = Field(
+        default_factory=lambda: _default_datasets_dir(),
+        description=(
+            "Folder of the development data sets (jsquad-v1.3/, runbooks-dev/) for benchmarks and "
+            "development runs; ``../shared/datasets`` beside the project when it exists. Never "
+            "needed by the app or the tests."
+        ),
+    )
     allowed_roots: list[Path] = Field(
         default_factory=lambda: [PROJECT_ROOT / "data"],
         description="User-supplied folders must lie under one of these.",
@@ -149,6 +162,13 @@ class Settings(BaseSettings):
     @property
     def runs_dir(self) -> Path:
         return self.eval_dir / "runs"
+
+    def dataset_path(self, *parts: str) -> Path | None:
+        """A path inside ``datasets_dir`` when it exists there, else ``None`` (benchmarks skip)."""
+        if self.datasets_dir is None:
+            return None
+        path = self.datasets_dir.joinpath(*parts)
+        return path if path.exists() else None
 
     @property
     def llm_enabled(self) -> bool:

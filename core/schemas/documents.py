@@ -12,6 +12,20 @@ HEADING_SEPARATOR = " > "
 
 
 @dataclass(frozen=True, slots=True)
+class Heading:
+    """A section heading found by the loader from the document's own structure.
+
+    ``start``/``end`` are the heading line's span in ``Document.text``; the section's body runs
+    from after that line to the next heading's ``start``. Levels start at 1.
+    """
+
+    level: int
+    start: int
+    end: int
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
 class Document:
     doc_id: str  # stable id: the path relative to the corpus root, or "jawiki:<title>"
     source: str  # what citations show: file name relative to the corpus root, or jawiki:<title>
@@ -19,7 +33,10 @@ class Document:
     text: str  # normalized text; chunk spans index into it
     updated_at: str  # ISO-8601 (file mtime for files)
     content_hash: str  # sha256 of the raw source bytes
-    kind: str  # "markdown" | "pdf" | "article"
+    kind: str  # "markdown" | "pdf" | "article" (loaders may add formats)
+    # Headings read from the source's structure (PDF outline or fonts, Word styles, HTML tags).
+    # ``None``: the chunker finds them in ``text`` by ``kind`` (Markdown ``#`` lines, articles none).
+    headings: tuple[Heading, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,9 +38,10 @@ before the cut. Windows are then trimmed of edge whitespace, so:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.schemas.documents import Chunk, Document
+from core.schemas.documents import Chunk, Document, Heading
 
 __all__ = [
     "Section",
@@ -184,15 +185,21 @@ def _pdf_headings(text: str) -> list[tuple[int, int, int, str]]:
     return headings
 
 
-def split_sections(text: str, kind: str) -> list[Section]:
+def split_sections(text: str, kind: str, given: Sequence[Heading] | None = None) -> list[Section]:
     """Sections of ``text`` by headings; ``kind`` is "markdown", "pdf" or "article".
 
+    ``given``: headings the loader read from the source's structure (used as they are, in text
+    order); otherwise they are found in ``text`` by ``kind``.
     The first section is the text before the first heading (empty heading path, level 0); it is
     returned even when empty, so that the sections' bodies and heading lines tile the text.
     """
-    if kind == "article":
+    if given is not None:
+        headings = [
+            (h.level, h.start, h.end, h.title) for h in sorted(given, key=lambda h: h.start)
+        ]
+    elif kind == "article":
         return [Section((), 0, 0, 0, 0, len(text))]
-    if kind == "markdown":
+    elif kind == "markdown":
         headings = _markdown_headings(text)
     elif kind == "pdf":
         headings = _pdf_headings(text)
@@ -343,7 +350,7 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
     Runbooks are cut with 500/50, articles with 450/60 (the callers pass them).
     """
     chunks: list[Chunk] = []
-    for section in split_sections(doc.text, doc.kind):
+    for section in split_sections(doc.text, doc.kind, doc.headings):
         for start, end in window_spans(
             doc.text, section.body_start, section.body_end, chunk_size, overlap
         ):
