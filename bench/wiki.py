@@ -5,7 +5,7 @@
 (1) Recall@1/5/10 and MRR@10 of ``hybrid`` and ``dense`` over ``dev.jsonl`` (make-dev of the
 same file) on an index built from JSQuAD valid (``bench/.cache/wiki-state``; the first run
 builds it: ~565 chunks, minutes). (2) Warm latency without an LLM: ``search_wiki`` and the
-whole ``answer_wiki`` (extractive), and how often the extractive answer contains a gold answer.
+whole ``core.wiki.qa.ask`` (extractive), and how often the extractive answer contains a gold answer.
 (3) The evidence floor (``is_evidence``): how many answerable questions keep their gold-article
 hit vs how many best hits from other articles (a stand-in for "not in the index") are rejected.
 (4) Build throughput: a fresh build of a slice (passages/s, whole pipeline) against the
@@ -27,7 +27,9 @@ from core.retrieval.embeddings import get_embedder
 from core.settings import Settings
 from core.text.chunking import chunk_document, vector_texts
 from core.wiki.devset import evaluate_dev, make_dev_set
-from core.wiki_qa import answer_wiki, build_wiki_index, is_evidence, search_wiki, wiki_status
+from core.wiki.index import build_wiki_index, wiki_status
+from core.wiki.qa import WikiConfig, answer_body, ask
+from core.wiki.search import is_evidence, search_wiki
 
 from .common import CACHE_DIR, JSQUAD_PATH, embed_seconds, latency, machine_info
 
@@ -80,14 +82,15 @@ def quality(settings: Settings, limit: int | None) -> dict:
 
 def answer_latency(settings: Settings, records: list[dict], n: int) -> dict:
     sample = records[:: max(1, len(records) // n)][:n]
+    config = WikiConfig(write_audit=False)
     for r in sample[:5]:
-        answer_wiki(settings, r["question"], audit=False)
+        ask(r["question"], [], config, settings)
     times, contains, no_hit = [], 0, 0
     for r in sample:
         t0 = time.perf_counter()
-        answer = answer_wiki(settings, r["question"], audit=False)
+        answer = ask(r["question"], [], config, settings)
         times.append((time.perf_counter() - t0) * 1000)
-        contains += any(a in answer.body for a in r["answers"])
+        contains += any(a in answer_body(answer) for a in r["answers"])
         no_hit += not answer.found
     lat = latency(times, warmup=0)
     out = {
@@ -97,7 +100,7 @@ def answer_latency(settings: Settings, records: list[dict], n: int) -> dict:
         "n": len(sample),
     }
     print(
-        f"  answer_wiki (extractive, no LLM): p50 {lat['p50_ms']:.1f} ms  p95 {lat['p95_ms']:.1f} ms"
+        f"  ask (extractive, no LLM): p50 {lat['p50_ms']:.1f} ms  p95 {lat['p95_ms']:.1f} ms"
         f"  answer contains a gold answer: {out['answer_contains_gold']:.3f}  no-hit {no_hit}/{len(sample)}",
         flush=True,
     )

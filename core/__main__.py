@@ -105,15 +105,18 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from core.runbook_chat import ChatConfig, ask, display_text
+    from core.runbook_chat import ChatConfig, ask
     from core.settings import get_settings
 
     config = ChatConfig(k=args.k, bm25_weight=args.bm25_weight, data=args.data, session_id="cli")
     answer = ask(args.question, [], config, get_settings())
     if args.json:
         print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
-        return 0
-    print(display_text(answer))
+        return 2 if answer.error else 0
+    if answer.error:
+        print(f"エラー: {answer.error}", file=sys.stderr)
+        return 2
+    print(answer.display_text())
     print()
     mode = {"llm": f"LLM（{answer.model}）", "extractive": "抽出型（LLM 不使用）"}.get(
         answer.answer_mode, "定型応答"

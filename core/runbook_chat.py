@@ -1,4 +1,4 @@
-"""The runbook chat pipeline: ``ask(question, history, config) -> Answer``, the one call the page makes.
+"""The runbook chat pipeline: ``ask(question, history, config, settings) -> Answer``, the page's one call.
 
 question ─► follow-up rewrite (from the history) ─► ambiguity check ─► hybrid search (weighted
 fusion, k) ─► evidence grade (cross-query scores) ─► answer (LLM or extractive) ─► danger check
@@ -14,18 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core import guardrails
-from core.audit import AuditWriteError, append_record
+from core.audit import AuditRecord, AuditWriteError, append_record
 from core.errors import LLMError, WorkbenchError
 from core.generation.citations import excerpt, markers_in, strip_invented_markers
 from core.generation.extractive import Evidence, extractive_answer
 from core.generation.llm import complete
 from core.retrieval.searcher import Hit, SearchOutcome
 from core.runbooks import runbook_corpus, search_runbooks
-from core.schemas.answer import Answer, Citation, Flags
+from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
+PAGE = "runbook_chat"
 MAX_HISTORY = 5
 SLOW_SECONDS = 5.0
 MAX_QUESTION_CHARS = 1000
@@ -51,13 +52,6 @@ class ChatConfig:
     session_id: str = "cli"
     fusion: str = "weighted"
     write_audit: bool = True
-
-
-@dataclass
-class Exchange:
-    question: str
-    answer: str
-    search_query: str = ""
 
 
 @dataclass
@@ -146,16 +140,15 @@ def ask(
     history = list(history or [])[-MAX_HISTORY:]
     question = question.strip()
     answer: Answer
-    outcome: SearchOutcome | None = None
     try:
-        answer, outcome = _answer(question, history, config, settings, trace)
+        answer = _answer(question, history, config, settings, trace)
     except MemoryError:
-        answer = _template(
+        answer = _failed(
             question,
             "メモリが不足しました。チャンクサイズを小さくするか、対象フォルダを絞って再度お試しください。",
         )
     except WorkbenchError as exc:
-        answer = _template(question, exc.user_message)
+        answer = _failed(question, exc.user_message)
     danger = guardrails.detect_dangerous_operations(question, answer.answer)
     if danger.dangerous:
         answer.flags.dangerous_operation = True
@@ -166,13 +159,28 @@ def ask(
         answer.slow = True
         log.warning("slow answer: %.1f s for %r", answer.processing_time_sec, question[:40])
     answer.warnings.extend(trace.warnings)
+    answer.page = PAGE
+    answer.retrieval = {
+        "k": config.k,
+        "bm25_weight": config.bm25_weight,
+        "vector_weight": round(1.0 - config.bm25_weight, 6),
+        "fusion": config.fusion,
+        "data": str(config.data) if config.data else None,
+    }
     if config.write_audit:
-        _audit(answer, outcome, history, config, settings)
+        _audit(answer, config, settings)
     return answer
 
 
 def _template(question: str, text: str, **flags: bool) -> Answer:
     return Answer(question=question, answer=text, answer_mode="template", flags=Flags(**flags))
+
+
+def _failed(question: str, message: str) -> Answer:
+    """The question could not be handled: the message is the answer and the error."""
+    answer = _template(question, message)
+    answer.error = message
+    return answer
 
 
 def _answer(
@@ -181,22 +189,19 @@ def _answer(
     config: ChatConfig,
     settings: Settings,
     trace: _Trace,
-) -> tuple[Answer, SearchOutcome | None]:
+) -> Answer:
     if not question:
-        return _template(question, "質問を入力してください。"), None
+        return _failed(question, "質問を入力してください。")
     if len(question) > MAX_QUESTION_CHARS:
-        return (
-            _template(
-                question,
-                f"質問が長すぎます（{len(question)}文字）。{MAX_QUESTION_CHARS}文字以内にしてください。",
-            ),
-            None,
+        return _failed(
+            question,
+            f"質問が長すぎます（{len(question)}文字）。{MAX_QUESTION_CHARS}文字以内にしてください。",
         )
     rewritten = rewrite_follow_up(question, history)
     search_text = rewritten or question
     corpus = runbook_corpus(settings, config.data)
     if rewritten is None and guardrails.detect_ambiguous_query(question, corpus.tokenizer):
-        return _template(question, guardrails.AMBIGUOUS_TEMPLATE, ambiguous_query=True), None
+        return _template(question, guardrails.AMBIGUOUS_TEMPLATE, ambiguous_query=True)
     if rewritten:
         log.info("follow-up rewritten: %r -> %r", question, rewritten)
 
@@ -225,7 +230,7 @@ def _answer(
     answer.rewritten_query = rewritten
     answer.query_terms = terms
     answer.evidence = grade.as_dict()
-    return answer, outcome
+    return answer
 
 
 def _extractive(question: str, outcome: SearchOutcome, corpus) -> Answer:
@@ -291,50 +296,9 @@ def open_citation(
     )
 
 
-def display_text(answer: Answer) -> str:
-    """The answer as plain text: the banner first when a dangerous operation is involved."""
-    return f"{answer.banner}\n\n{answer.answer}" if answer.banner else answer.answer
-
-
-def _audit(answer, outcome, history, config: ChatConfig, settings: Settings) -> None:
-    record = {
-        "session_id": config.session_id,
-        "query": answer.question,
-        "rewritten_query": answer.rewritten_query,
-        "search_results": [
-            {
-                "chunk_id": c.chunk_id,
-                "score": c.score,
-                "bm25_score": c.bm25_score,
-                "vector_score": c.vector_score,
-                "file": c.file,
-                "heading": c.heading,
-                "excerpt": c.excerpt,
-                "doc_hash": c.doc_hash,
-            }
-            for c in answer.citations
-        ],
-        "answer": display_text(answer),
-        "answer_mode": answer.answer_mode,
-        "model": answer.model,
-        "processing_time_sec": answer.processing_time_sec,
-        "token_usage": answer.token_usage,
-        "cost_usd": answer.cost_usd,
-        "search_config": {
-            "k": config.k,
-            "bm25_weight": config.bm25_weight,
-            "vector_weight": round(1.0 - config.bm25_weight, 6),
-            "fusion": config.fusion,
-            "data": str(config.data) if config.data else None,
-        },
-        "flags": answer.flags.model_dump(),
-        "evidence": answer.evidence,
-        "slow": answer.slow,
-        "warnings": answer.warnings,
-        "page": "runbook_chat",
-    }
+def _audit(answer: Answer, config: ChatConfig, settings: Settings) -> None:
     try:
-        append_record(settings.logs_dir, record)
+        append_record(settings.logs_dir, AuditRecord.from_answer(answer, config.session_id))
         answer.audit_logged = True
     except AuditWriteError as exc:
         answer.warnings.append(exc.user_message)

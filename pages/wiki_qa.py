@@ -5,13 +5,15 @@ import uuid
 import streamlit as st
 
 from core.errors import WorkbenchError
-from core.wiki_qa import DEFAULT_MODE, answer_wiki, wiki_status
+from core.wiki.index import wiki_status
+from core.wiki.qa import WikiConfig, ask
+from core.wiki.search import DEFAULT_MODE
 from ui.resources import settings as get_settings
 from ui.wiki import check_page_sources, current_job, render_answer, start_build
 
 settings = get_settings()
 state = st.session_state
-state.setdefault("wiki_answers", [])  # [(question, WikiAnswer)], newest last
+state.setdefault("wiki_answers", [])  # [(question, Answer)], newest last
 
 st.title("📚 Wikipedia QA")
 st.caption(
@@ -53,19 +55,18 @@ with st.form("wiki_ask"):
     asked = st.form_submit_button("質問する", type="primary", disabled=not status.built)
 
 if asked:
-    try:
-        with st.spinner("検索しています…"):
-            answer = answer_wiki(
-                settings,
-                question,
-                topn=int(topn),
-                rerank=rerank,
-                mode="hybrid" if hybrid else "dense",
-                session_id=state.setdefault("wiki_session", f"st-wiki-{uuid.uuid4().hex[:12]}"),
-            )
+    config = WikiConfig(
+        topn=int(topn),
+        rerank=rerank,
+        mode="hybrid" if hybrid else "dense",
+        session_id=state.setdefault("wiki_session", f"st-wiki-{uuid.uuid4().hex[:12]}"),
+    )
+    with st.spinner("検索しています…"):
+        answer = ask(question, [], config, settings)
+    if answer.error:
+        st.error(answer.error)
+    else:
         state.wiki_answers = [*state.wiki_answers, (question, answer)][-10:]
-    except WorkbenchError as exc:
-        st.error(exc.user_message)
 
 for i, (asked_text, answer) in enumerate(reversed(state.wiki_answers)):
     with st.container(border=True):

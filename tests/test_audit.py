@@ -106,3 +106,37 @@ def test_missing_head_does_not_restart_the_chain(tmp_path):
     os.remove(str(path) + ".head")
     append_record(tmp_path, {"query": "q4", "answer": "a"}, now=NOW)
     assert verify_file(path).ok
+
+
+def test_version_1_lines_load_as_typed_records():
+    from core.audit import AuditRecord
+
+    old_runbook = {
+        "session_id": "s", "query": "q", "answer": "a", "answer_mode": "extractive",
+        "search_results": [{"chunk_id": "x_0", "file": "a.md", "heading": "h", "score": 0.5}],
+        "flags": {"insufficient_evidence": False}, "page": "runbook_chat", "hash": "h1",
+    }  # fmt: skip
+    old_wiki = {
+        "query": "q", "page": "wiki_qa", "answer_mode": "no_hit",
+        "search_results": [{"chunk_id": "c", "source": "jawiki:東京#chunk=3", "score": 0.1}],
+    }  # fmt: skip
+    runbook, wiki = AuditRecord.from_line(old_runbook), AuditRecord.from_line(old_wiki)
+    assert runbook.schema_version == 1 and runbook.search_results[0].file == "a.md"
+    assert wiki.search_results[0].file == "jawiki:東京" and wiki.search_results[0].ref.endswith(
+        "#chunk=3"
+    )
+    assert AuditRecord.from_line(["not", "a", "record"]) is None
+    assert AuditRecord.from_line({"query": {"nested": "wrong type"}}) is None
+
+
+def test_a_record_of_the_wrong_shape_is_refused(tmp_path):
+    with pytest.raises(AuditWriteError, match="形式が不正"):
+        append_record(tmp_path, {"flags": "not a mapping"}, now=NOW)
+    assert not list(tmp_path.glob("query_*.jsonl"))
+
+
+def test_the_dashboard_reads_fields_the_record_has():
+    from core.audit import AuditRecord
+    from core.evaluation.logs import AGGREGATED_FIELDS
+
+    assert set(AGGREGATED_FIELDS) <= set(AuditRecord.model_fields)

@@ -12,7 +12,6 @@ from core.runbook_chat import (
     ChatConfig,
     Exchange,
     ask,
-    display_text,
     open_citation,
     rewrite_follow_up,
 )
@@ -64,7 +63,7 @@ def test_vague_question_gets_the_clarification_template(sample_settings, questio
 def test_dangerous_question_gets_the_banner_and_still_an_answer(sample_settings):
     a = ask("証跡のイベントログを消去してもよいですか", [], cfg(), sample_settings)
     assert a.flags.dangerous_operation and a.banner == "⚠️ 承認・確認が必要"
-    assert display_text(a).startswith("⚠️ 承認・確認が必要")
+    assert a.display_text().startswith("⚠️ 承認・確認が必要")
     assert a.answer_mode == "extractive" and a.citations
 
 

@@ -13,6 +13,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from core.audit import AuditRecord
 from core.evaluation.audit_stats import (
     FLAG_LABELS,
     MODE_LABELS,
@@ -304,33 +305,27 @@ def render_audit_drilldown(frame: pd.DataFrame, settings: Settings) -> None:
     render_audit_record(record)
 
 
-def render_audit_record(record: dict) -> None:
-    flags = record.get("flags") if isinstance(record.get("flags"), dict) else {}
-    on = [FLAG_LABELS.get(k, k) for k, v in flags.items() if v]
-    mode = MODE_LABELS.get(str(record.get("answer_mode")), str(record.get("answer_mode")))
+def render_audit_record(record: AuditRecord) -> None:
+    on = [FLAG_LABELS.get(k, k) for k, v in record.flags.items() if v]
+    mode = MODE_LABELS.get(record.answer_mode, record.answer_mode)
     st.caption(
-        f"{record.get('timestamp', '')} ／ {PAGE_LABELS.get(str(record.get('page')), record.get('page'))}"
-        f" ／ 回答モード: {mode} ／ {record.get('processing_time_sec', '—')} 秒"
+        f"{record.timestamp} ／ {PAGE_LABELS.get(record.page, record.page)}"
+        f" ／ 回答モード: {mode} ／ {record.processing_time_sec} 秒"
         f" ／ フラグ: {'、'.join(on) or 'なし'}"
     )
     st.markdown("質問")
-    st.text(str(record.get("query", "")))
+    st.text(record.query)
     st.markdown("回答")
-    st.text(str(record.get("answer", "")))
-    results = record.get("search_results")
-    results = results if isinstance(results, list) else []
+    st.text(record.answer)
+    results = record.search_results
     st.markdown(f"引用元・検索結果（{len(results)} 件）")
-    for n, item in enumerate(results, start=1):
-        if not isinstance(item, dict):
-            continue
-        source = item.get("file") or item.get("source") or item.get("chunk_id") or "?"
-        heading = item.get("heading") or ""
-        score = item.get("score")
-        label = f"[{n}] {source}" + (f" > {heading}" if heading else "")
-        if isinstance(score, int | float):
-            label += f"（スコア {score:.2f}）"
+    for i, item in enumerate(results, start=1):
+        source = item.ref or item.file or item.chunk_id or "?"
+        label = f"[{item.n if item.n is not None else i}] {source}"
+        label += f" > {item.heading}" if item.heading and item.heading not in source else ""
+        label += f"（スコア {item.score:.2f}）"
         with st.expander(plain_label(label)):
-            st.text(str(item.get("excerpt", "")))
-            st.caption(f"chunk_id: {item.get('chunk_id', '—')}")
+            st.text(item.excerpt)
+            st.caption(f"chunk_id: {item.chunk_id or '—'}")
     with st.expander("記録の全体（JSON）"):
-        st.json(record, expanded=False)
+        st.json(record.model_dump(mode="json"), expanded=False)

@@ -20,16 +20,17 @@ import streamlit as st
 from core.errors import PathNotAllowedError, WorkbenchError
 from core.generation.citations import highlight_html
 from core.ingest.wikipedia import SourceSpec, parse_sources
+from core.schemas.answer import Answer, Citation
 from core.settings import Settings
-from core.wiki.index import wiki_dir
-from core.wiki_qa import WikiAnswer, WikiBuildReport, WikiReference, build_wiki_index
+from core.wiki.index import WikiBuildReport, build_wiki_index, wiki_dir
+from core.wiki.qa import answer_body, reference_line
 
 log = logging.getLogger(__name__)
 
 MODE_LABELS = {
     "llm": "LLM 回答",
     "extractive": "抽出型回答（LLM 不使用・検索した文をそのまま引用）",
-    "no_hit": "該当なし",
+    "template": "該当なし",
 }
 
 
@@ -161,11 +162,11 @@ def safe_markdown(text: str) -> str:
     return html.escape(text, quote=False).replace("![", "!\\[").replace("\n", "  \n")
 
 
-def reference_html(ref: WikiReference, terms: list[str]) -> str:
+def reference_html(ref: Citation, terms: list[str]) -> str:
     """The chunk text with the query terms marked (escaped) and a link to the article."""
     link = (
-        f'<a href="{html.escape(ref.url)}" target="_blank" rel="noopener noreferrer">'
-        f"Wikipedia で「{html.escape(ref.title)}」を開く</a>"
+        f'<a href="{html.escape(ref.url or "")}" target="_blank" rel="noopener noreferrer">'
+        f"Wikipedia で「{html.escape(ref.heading)}」を開く</a>"
     )
     return (
         f'<div class="wiki-chunk">{highlight_html(ref.text, terms)}</div>'
@@ -173,32 +174,37 @@ def reference_html(ref: WikiReference, terms: list[str]) -> str:
     )
 
 
-def render_answer(answer: WikiAnswer) -> None:
-    if answer.llm_error:
-        st.warning(f"{answer.llm_error} 抽出型の回答を表示します。")
-    if not answer.found:
-        st.info(answer.text)
-        return
-    st.markdown(safe_markdown(answer.body))
-    st.markdown("**" + safe_markdown(answer.text.rsplit("\n\n", 1)[-1]) + "**")
-    meta = [MODE_LABELS.get(answer.mode, answer.mode)]
-    meta.append(
-        "検索: "
-        + ("ハイブリッド（BM25＋ベクトル）" if answer.search_mode == "hybrid" else "ベクトル")
-    )
-    if answer.llm is not None:
-        meta.append(f"モデル {answer.llm.model}")
-        meta.append(f"{answer.llm.prompt_tokens + answer.llm.completion_tokens} トークン")
-    meta.append(f"{answer.timings_ms.get('total', 0) / 1000:.2f} 秒")
-    st.caption(" ／ ".join(meta))
-    if answer.rerank_fallback:
-        st.caption(f"リランクなし（{answer.rerank_fallback}）: 検索順のまま上位を使用しました。")
-    if answer.removed_refs:
-        st.caption(
-            "存在しない参照番号を削除しました: " + ", ".join(f"[{m}]" for m in answer.removed_refs)
-        )
+def render_answer(answer: Answer) -> None:
     for warning in answer.warnings:
         st.warning(warning)
-    for ref in answer.references:
-        with st.expander(f"[{ref.label}] {ref.ref}（スコア {ref.score:.2f}）"):
-            st.markdown(reference_html(ref, answer.terms), unsafe_allow_html=True)
+    if answer.error:
+        st.error(answer.error)
+        return
+    if not answer.found:
+        st.info(answer.answer)
+        return
+    if answer.banner:
+        st.error(answer.banner)
+    st.markdown(safe_markdown(answer_body(answer)))
+    st.markdown("**" + safe_markdown(reference_line(answer)) + "**")
+    meta = [MODE_LABELS.get(answer.answer_mode, answer.answer_mode)]
+    meta.append(
+        "検索: "
+        + (
+            "ハイブリッド（BM25＋ベクトル）"
+            if answer.retrieval.get("mode") == "hybrid"
+            else "ベクトル"
+        )
+    )
+    if answer.model:
+        meta.append(f"モデル {answer.model}")
+        meta.append(f"{answer.token_usage.get('total_tokens', 0)} トークン")
+    meta.append(f"{answer.processing_time_sec:.2f} 秒")
+    st.caption(" ／ ".join(meta))
+    fallback = answer.retrieval.get("rerank_fallback")
+    if fallback:
+        st.caption(f"リランクなし（{fallback}）: 検索順のまま上位を使用しました。")
+    for ref in answer.citations:
+        if ref.cited:
+            with st.expander(f"[{ref.n}] {ref.ref}（スコア {ref.score:.2f}）"):
+                st.markdown(reference_html(ref, answer.query_terms), unsafe_allow_html=True)

@@ -3,7 +3,7 @@
 Each check returns a ``CheckResult`` (name, passed, Japanese detail) or ``None`` when the case
 does not state that expectation. Text is compared after the runbooks' own normalization (safe
 NFKC, so ``（`` equals ``(``), case-insensitively and with whitespace folded, against the text
-the operator sees (``display_text``: the danger banner, then the answer).
+the operator sees (``Answer.display_text()``: the danger banner, then the answer).
 
 - citations: every expected file is among the cited passages (``[]``: nothing is cited)
 - keywords: every expected keyword appears in the answer
@@ -19,7 +19,6 @@ import re
 from dataclasses import asdict, dataclass
 
 from core.evaluation.dataset import EvalCase
-from core.runbook_chat import display_text
 from core.schemas.answer import Answer
 from core.text.normalize import safe_nfkc
 
@@ -90,7 +89,7 @@ def check_citations(case: EvalCase, answer: Answer) -> CheckResult | None:
 def check_keywords(case: EvalCase, answer: Answer) -> CheckResult | None:
     if not case.expected_keywords:
         return None
-    text = display_text(answer)
+    text = answer.display_text()
     missing = [k for k in case.expected_keywords if not contains(text, k)]
     found = len(case.expected_keywords) - len(missing)
     detail = f"{found}/{len(case.expected_keywords)} 件"
@@ -118,7 +117,7 @@ def check_flags(case: EvalCase, answer: Answer) -> CheckResult | None:
 def check_forbidden(case: EvalCase, answer: Answer) -> CheckResult | None:
     if not case.should_not_contain:
         return None
-    text = display_text(answer)
+    text = answer.display_text()
     present = [t for t in case.should_not_contain if contains(text, t)]
     if present:
         return CheckResult("forbidden", False, f"含まれている: {', '.join(present)}")
@@ -129,7 +128,7 @@ def check_response(case: EvalCase, answer: Answer) -> CheckResult | None:
     wanted = case.response_contains
     if not wanted:
         return None
-    text = display_text(answer)
+    text = answer.display_text()
     missing = [w for w in wanted if not contains(text, w)]
     if missing:
         return CheckResult("response", False, f"応答に含まれない: {' / '.join(missing)}")
@@ -139,7 +138,7 @@ def check_response(case: EvalCase, answer: Answer) -> CheckResult | None:
 def check_warning(case: EvalCase, answer: Answer) -> CheckResult | None:
     if not case.expected_warning:
         return None
-    ok = contains(display_text(answer), case.expected_warning)
+    ok = contains(answer.display_text(), case.expected_warning)
     return CheckResult(
         "warning", ok, "警告を表示" if ok else f"警告「{case.expected_warning}」がない"
     )

@@ -12,7 +12,7 @@ time, so a dashboard rerun only reads what changed. ``python -m bench.logs`` mea
 Tolerance: a line that is not UTF-8, not a JSON object, is cut short, or has no usable
 ``timestamp`` is skipped and reported as a ``BadLine`` (file, 1-based line, Japanese reason);
 it is never fatal.
-Each record keeps its file and line, so ``read_record`` opens the full record (answer,
+Each record keeps its file and line, so ``read_record`` opens the full ``AuditRecord`` (answer,
 citations) for a drill-down without holding every record in memory.
 """
 
@@ -37,6 +37,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from core.audit import AuditRecord
+from core.schemas.answer import Flags
+
 try:  # orjson ships with langchain-core's dependencies; json is the fallback
     import orjson
 
@@ -58,7 +61,9 @@ CACHE_FILES = 64
 _STRING_FIELDS = ("timestamp", "session_id", "page", "query", "answer_mode", "model")
 _FLOAT_FIELDS = ("processing_time_sec", "cost_usd")
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
-FLAG_FIELDS = ("insufficient_evidence", "dangerous_operation", "ambiguous_query")
+FLAG_FIELDS = tuple(Flags.model_fields)
+# The fields of ``AuditRecord`` the dashboard aggregates (tests check that the record has them).
+AGGREGATED_FIELDS = (*_STRING_FIELDS, *_FLOAT_FIELDS, "token_usage", "flags", "slow")
 
 AUDIT_SCHEMA = pa.schema(
     [
@@ -472,13 +477,12 @@ def find_line(path: Path, line: int) -> bytes | None:
     return None
 
 
-def read_record(path: Path, line: int) -> dict[str, Any] | None:
-    """The full record on 1-based ``line`` of ``path`` (None when unreadable)."""
+def read_record(path: Path, line: int) -> AuditRecord | None:
+    """The full record on 1-based ``line`` of ``path`` (None when unreadable or not a record)."""
     raw = find_line(path, line)
     if raw is None:
         return None
     try:
-        record = _loads(raw)
+        return AuditRecord.from_line(_loads(raw))
     except _JSON_ERRORS:
         return None
-    return record if isinstance(record, dict) else None

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from core.errors import InputError, WorkbenchError
 from core.evaluation.checks import CheckResult, run_checks
@@ -34,8 +35,8 @@ from core.evaluation.results import (
 )
 from core.evaluation.scores import JUDGE_LABELS, JudgeKind, JudgeScores
 from core.evaluation.summary import summarize
-from core.runbook_chat import ChatConfig, Exchange, ask, display_text
-from core.schemas.answer import Answer
+from core.pipelines import PIPELINES, Pipeline
+from core.schemas.answer import Answer, Exchange
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ def judge_answer(
         return heuristic_judge(case, answer, checks)
     try:
         return llm_judge(
-            settings, case.query, display_text(answer), answer.citations, case.category
+            settings, case.query, answer.display_text(), answer.citations, case.category
         )
     except JudgeError as exc:
         scores = heuristic_judge(case, answer, checks)
@@ -94,7 +95,7 @@ def judge_answer(
 
 
 def evaluate_case(
-    case: EvalCase, config: ChatConfig, settings: Settings, judge: JudgeKind
+    case: EvalCase, pipeline: Pipeline, config: Any, settings: Settings, judge: JudgeKind
 ) -> CaseResult:
     """Ask, check and judge one case (never raises: an error is recorded on the result)."""
     base = {
@@ -110,7 +111,7 @@ def evaluate_case(
         "expects_answer": case.expects_answer,
     }
     try:
-        answer = ask(case.query, history_of(case.conversation_context), config, settings)
+        answer = pipeline(case.query, history_of(case.conversation_context), config, settings)
     except Exception as exc:
         log.exception("evaluation case %s failed", case.id)
         message = exc.user_message if isinstance(exc, WorkbenchError) else type(exc).__name__
@@ -119,7 +120,7 @@ def evaluate_case(
     scores = judge_answer(case, answer, checks, judge, settings)
     return CaseResult(
         **base,
-        answer=display_text(answer),
+        answer=answer.display_text(),
         answer_mode=answer.answer_mode,
         flags=answer.flags.model_dump(),
         banner=answer.banner,
@@ -166,7 +167,9 @@ def run_evaluation(
     dataset_path: str | Path | None = None,
     judge: JudgeKind | None = None,
     *,
-    config: ChatConfig | None = None,
+    target: str = "runbook",
+    pipelines: Mapping[str, Pipeline] = PIPELINES,
+    config: Any = None,
     judge_settings: Settings | None = None,
     case_ids: Sequence[str] | None = None,
     out: str | Path | None = None,
@@ -177,7 +180,12 @@ def run_evaluation(
 
     ``judge_settings`` lets the judge use another chat model than the answers (default: the
     same settings). ``case_ids`` limits the run to some cases, in the dataset's order.
+    ``target`` names the pipeline of ``pipelines`` that answers (the dataset's cases are
+    runbook questions); ``config`` defaults to its own, without audit records.
     """
+    pipeline = pipelines.get(target)
+    if pipeline is None:
+        raise InputError(f"評価の実行先「{target}」はありません（{', '.join(pipelines)}）。")
     judge = judge or default_judge(settings)
     judge_settings = judge_settings or settings
     if judge == "llm" and not judge_settings.llm_enabled:
@@ -194,7 +202,7 @@ def run_evaluation(
         if unknown:
             raise InputError(f"データセットにないケース ID です: {', '.join(sorted(unknown))}")
         cases = [c for c in cases if c.id in wanted]
-    config = config or ChatConfig(session_id="eval", write_audit=False)
+    config = config or pipeline.config_for("eval", write_audit=False)
     path = Path(out) if out else results_path(settings, datetime.now().astimezone().date())
     done = {r.id: r for r in _resumable(path, sha256, judge)} if resume else {}
     run = EvaluationRun(
@@ -209,19 +217,18 @@ def run_evaluation(
         judge_model=judge_settings.chat_model if judge == "llm" else None,
         answer_mode=settings.answer_mode,
         settings={
-            "k": config.k,
-            "bm25_weight": config.bm25_weight,
-            "fusion": config.fusion,
+            "target": target,
+            **{k: v for k, v in asdict(config).items() if k not in ("session_id", "write_audit")},
             "embedder": settings.embedder,
             "chat_model": settings.chat_model if settings.llm_enabled else None,
-            "runbooks_dir": str(config.data or settings.runbooks_dir),
+            "runbooks_dir": str(getattr(config, "data", None) or settings.runbooks_dir),
         },
     )
     results: list[CaseResult] = []
     for i, case in enumerate(cases):
         if progress:
             progress(i, len(cases), case.id)
-        result = done.get(case.id) or evaluate_case(case, config, settings, judge)
+        result = done.get(case.id) or evaluate_case(case, pipeline, config, settings, judge)
         results.append(result)
         run.results = list(results)
         write_run(path, run)

@@ -91,7 +91,7 @@ class WikiEvidence:
 
     def search(self, query: str, limit: int) -> list[Evidence]:
         from core.wiki.index import wiki_status
-        from core.wiki_qa import search_wiki
+        from core.wiki.search import search_wiki
 
         if not wiki_status(self.settings, self.index_dir).built:
             raise IndexStateError(

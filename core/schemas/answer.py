@@ -1,12 +1,26 @@
-"""The runbook chat's answer contract: what ``ask()`` returns, the page renders and the log keeps."""
+"""The answer contract of every RAG pipeline: what ``ask()`` returns, pages render and the log keeps.
+
+Both pipelines (``core.runbook_chat.ask`` and ``core.wiki.qa.ask``) have the shape
+``ask(question, history, config, settings) -> Answer``; ``core.pipelines`` names them.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 AnswerMode = Literal["llm", "extractive", "template"]
+
+
+@dataclass
+class Exchange:
+    """One earlier turn of a conversation, as a pipeline's ``history`` takes it."""
+
+    question: str
+    answer: str
+    search_query: str = ""
 
 
 class Citation(BaseModel):
@@ -26,6 +40,8 @@ class Citation(BaseModel):
     doc_hash: str
     updated_at: str = ""
     cited: bool = True  # referenced by a marker in the answer
+    ref: str | None = None  # a stable label of the passage, e.g. jawiki:<title>#chunk=<n>
+    url: str | None = None  # where the source can be read (Wikipedia articles)
 
 
 class Flags(BaseModel):
@@ -53,4 +69,21 @@ class Answer(BaseModel):
     processing_time_sec: float = 0.0
     slow: bool = False
     warnings: list[str] = Field(default_factory=list)  # Japanese, shown under the answer
+    removed_refs: list[str] = Field(default_factory=list)  # markers the model invented, removed
+    # How the passages were found (strategy, k, weights, rerank …), as the audit log keeps it.
+    retrieval: dict[str, Any] = Field(default_factory=dict)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    page: str = ""  # the pipeline that answered: "runbook_chat" | "wiki_qa"
+    # Set when the question could not be handled (bad input, no index …): the Japanese message,
+    # also the answer text. Pipelines never raise for these; callers may exit non-zero on it.
+    error: str | None = None
     audit_logged: bool = False
+
+    @property
+    def found(self) -> bool:
+        """Whether the answer comes from the sources (not a refusal or a template)."""
+        return self.answer_mode != "template"
+
+    def display_text(self) -> str:
+        """The answer as plain text: the banner first when a dangerous operation is involved."""
+        return f"{self.banner}\n\n{self.answer}" if self.banner else self.answer

@@ -1,4 +1,4 @@
 """Wikipedia QA internals: the index (build, status), the dev set (make-dev, eval) and the CLI.
 
-Pages and other callers use the pipeline module ``core.wiki_qa``.
+``qa`` is the pipeline (``ask``), ``search`` the retrieval it uses.
 """

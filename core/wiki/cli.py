@@ -23,7 +23,7 @@ from pathlib import Path
 
 from core.errors import InputError
 
-LOGGERS = ("core.wiki_qa", "core.ingest.wikipedia")
+LOGGERS = ("core.wiki", "core.ingest.wikipedia")
 
 
 def _settings(args: argparse.Namespace):  # -> Settings
@@ -89,7 +89,7 @@ class _Progress:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from core.ingest.wikipedia import parse_sources
-    from core.wiki_qa import build_wiki_index, wiki_status
+    from core.wiki.index import build_wiki_index, wiki_status
 
     _verbose()
     settings = _settings(args)
@@ -125,26 +125,28 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from core.wiki_qa import answer_wiki
+    from core.wiki.qa import WikiConfig, ask
 
     _verbose()
-    answer = answer_wiki(
-        _settings(args),
-        args.q,
+    config = WikiConfig(
         topk=args.topk,
         topn=args.topn,
         rerank=not args.no_rerank,
         mode=args.mode,
         index_dir=args.index,
     )
+    answer = ask(args.q, [], config, _settings(args))
     if args.json:
-        print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
-        return 0
-    if answer.llm_error:
-        print(f"注意: {answer.llm_error} 抽出型の回答を表示します。", file=sys.stderr)
-    if answer.mode == "extractive":
+        print(answer.model_dump_json(indent=2))
+        return 2 if answer.error else 0
+    if answer.error:
+        print(f"エラー: {answer.error}", file=sys.stderr)
+        return 2
+    for warning in answer.warnings:
+        print(f"注意: {warning}", file=sys.stderr)
+    if answer.answer_mode == "extractive":
         print("（抽出型回答: LLM を使わず、検索した文から組み立てています）", file=sys.stderr)
-    print(answer.text)
+    print(answer.display_text())
     return 0
 
 
@@ -187,7 +189,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if not args.json:
         _verbose()
-        logging.getLogger("core.wiki_qa").setLevel(logging.WARNING)  # no line per question
+        logging.getLogger("core.wiki").setLevel(logging.WARNING)  # no line per question
     settings = _settings(args)
     progress = None if args.json else _Progress("評価", "問")
     started = time.perf_counter()
@@ -232,7 +234,7 @@ def _model_options(parser: argparse.ArgumentParser, llm: bool = False) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``wiki build|ask|make-dev|eval`` to the ``python -m core`` parser."""
     from core.ingest.wikipedia import DEFAULT_HF_CONFIG
-    from core.wiki_qa import DEFAULT_MODE, DEFAULT_TOPK, DEFAULT_TOPN, SEARCH_MODES
+    from core.wiki.search import DEFAULT_MODE, DEFAULT_TOPK, DEFAULT_TOPN, SEARCH_MODES
 
     wiki = sub.add_parser("wiki", help="Wikipedia QA（索引・質問・開発セット・評価）")
     wsub = wiki.add_subparsers(dest="wiki_command", required=True)

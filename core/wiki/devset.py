@@ -34,7 +34,7 @@ from core.settings import Settings
 from core.text.chunking import chunk_document
 from core.text.normalize import normalize_article
 from core.wiki.index import wiki_status
-from core.wiki_qa import (
+from core.wiki.search import (
     DEFAULT_MODE,
     DEFAULT_TOPK,
     DENSE_WEIGHTS,

@@ -40,7 +40,7 @@ from core.schemas.documents import Chunk
 from core.settings import Settings
 from core.text.chunking import chunk_document, vector_texts
 
-log = logging.getLogger("core.wiki_qa")
+log = logging.getLogger(__name__)
 
 WIKI_URL = "https://ja.wikipedia.org/wiki/"
 CACHE_FILE = "embeddings.sqlite"

@@ -66,8 +66,8 @@ def test_clean_log_is_read_with_positions(tmp_path):
     assert f["latency_sec"].tolist() == [1.0, 2.0, 3.0, 4.0]
     full = read_record(tmp_path / "query_2025-06-01.jsonl", 3)
     assert (
-        full["query"] == "ランサムウェアの隔離手順 2"
-        and full["search_results"][0]["file"] == "ransomware-isolation.md"
+        full.query == "ランサムウェアの隔離手順 2"
+        and full.search_results[0].file == "ransomware-isolation.md"
     )
     assert chain_status(log.files)["ok"].tolist() == [True]
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import replace
 
 import pytest
 
 from core.errors import ContractError, LLMError
+from core.pipelines import Pipeline
 from core.question_sets.contract import Question, loads_question_set
 from core.question_sets.diff import diff_runs
 from core.question_sets.runner import (
@@ -19,12 +19,12 @@ from core.question_sets.runner import (
 )
 from core.question_sets.targets import (
     FunctionTarget,
-    PipelineTarget,
     RunAnswer,
     TargetUnavailableError,
     make_target,
     to_run_answer,
 )
+from core.schemas.answer import Answer, Citation, Flags
 from tests.question_sets.helpers import valid_bytes
 
 RUNBOOK_QUESTIONS = [
@@ -207,118 +207,64 @@ def test_diff_reports_answer_citation_flag_and_membership_changes(small_settings
     assert d.to_dict()["counts"] == {"unchanged": 1, "changed": 0, "added": 1, "removed": 2}
 
 
-def test_to_run_answer_normalizes_pipeline_answers():
-    from pydantic import BaseModel
-
-    class Flags(BaseModel):
-        insufficient_evidence: bool = False
-        dangerous_operation: bool = True
-
-    class Cite(BaseModel):
-        chunk_id: str
-        file: str
-        heading: str
-        score: float
-        excerpt: str
-        doc_hash: str
-        n: int = 1
-
-    class Answer(BaseModel):
-        answer: str
-        answer_mode: str
-        citations: list[Cite]
-        flags: Flags
-
+def test_to_run_answer_keeps_the_answer_as_shown_without_passage_texts():
     answer = Answer(
+        question="q",
         answer="手順です",
         answer_mode="extractive",
+        banner="⚠️ 承認・確認が必要",
+        flags=Flags(dangerous_operation=True),
         citations=[
-            Cite(
-                chunk_id="c1",
-                file="a.md",
-                heading="h",
-                score=float("nan"),
-                excerpt="e",
-                doc_hash="d",
+            Citation(
+                n=0, chunk_id="c1", file="jawiki:東京都", heading="東京都", score=float("nan"),
+                bm25_score=1.0, vector_score=0.5, excerpt="e", text="全文" * 100, doc_hash="d",
+                ref="jawiki:東京都#chunk=2", url="https://ja.wikipedia.org/wiki/x",
             )
         ],
-        flags=Flags(),
-    )
+    )  # fmt: skip
     run_answer = to_run_answer(answer)
-    assert run_answer.flags == {"insufficient_evidence": False, "dangerous_operation": True}
-    assert run_answer.citations[0]["chunk_id"] == "c1" and run_answer.citations[0]["score"] is None
-    assert run_answer.citations[0]["n"] == 1
+    assert run_answer.answer.startswith("⚠️ 承認・確認が必要") and run_answer.answer.endswith(
+        "手順です"
+    )
+    assert run_answer.flags == {
+        "insufficient_evidence": False, "dangerous_operation": True, "ambiguous_query": False,
+    }  # fmt: skip
+    cite = run_answer.citations[0]
+    assert list(cite)[:6] == ["chunk_id", "file", "heading", "score", "excerpt", "doc_hash"]
+    assert cite["score"] is None and cite["n"] == 0 and cite["ref"] == "jawiki:東京都#chunk=2"
+    assert "text" not in cite
     assert to_run_answer("text").answer == "text"
 
 
-def test_unavailable_pipelines_fail_before_the_first_question(settings, monkeypatch):
-    monkeypatch.setitem(sys.modules, "core.wiki_qa", None)  # import raises ImportError
-    with pytest.raises(TargetUnavailableError) as info:
-        make_target("wiki", settings)
-    assert (
-        "「Wikipedia QA」のパイプライン（core.wiki_qa）が利用できません" in info.value.user_message
-    )
-    with pytest.raises(TargetUnavailableError, match="実行先「x」はありません"):
-        PipelineTarget("x", settings)
+def test_an_unknown_target_fails_before_the_first_question(settings):
+    with pytest.raises(TargetUnavailableError, match="実行先「x」はありません（runbook, wiki"):
+        make_target("x", settings)
 
 
-def test_pipeline_adapter_passes_history_config_and_settings(settings, monkeypatch):
-    import types
+def test_a_target_asks_its_pipeline_with_empty_history_and_a_tagged_config(settings):
+    from dataclasses import dataclass
 
-    module = types.ModuleType("core.wiki_qa")
+    @dataclass
+    class Config:
+        topk: int = 16
+        session_id: str = "cli"
+        write_audit: bool = True
+
     calls = []
 
-    class WikiConfig:
-        pass
+    def fake_ask(question, history, config, settings_arg):
+        calls.append((question, history, config, settings_arg))
+        return Answer(question=question, answer="回答", answer_mode="extractive")
 
-    def ask(question, history, config, settings):
-        calls.append((question, history, config, settings))
-        return {"answer": "回答", "answer_mode": "extractive", "references": [{"file": "jawiki:東京"}],
-                "flags": {"insufficient_evidence": 0}}  # fmt: skip
-
-    module.ask = ask
-    module.WikiConfig = WikiConfig
-    monkeypatch.setitem(sys.modules, "core.wiki_qa", module)
-    target = make_target("wiki", settings)
-    answer = target.ask("東京の人口は？")
+    pipelines = {"wiki": Pipeline("wiki", "Wikipedia QA", fake_ask, Config)}
+    answer = make_target("wiki", settings, pipelines).ask("東京の人口は？")
     question, history, config, passed = calls[0]
-    assert question == "東京の人口は？" and history == [] and isinstance(config, WikiConfig)
-    assert passed is settings
-    assert answer.citations[0]["file"] == "jawiki:東京"
-    assert answer.flags == {"insufficient_evidence": False}
-
-
-def test_wiki_adapter_maps_answer_wiki(settings, monkeypatch):
-    import types
-
-    module = types.ModuleType("core.wiki_qa")
-    seen = {}
-
-    def answer_wiki(settings_arg, question, *, topk=16, session_id=None):
-        seen.update(settings=settings_arg, question=question, session_id=session_id)
-        ref = types.SimpleNamespace(
-            ref="jawiki:東京都#chunk=2", title="東京都", chunk_id="jawiki:東京都#2",
-            text="東京都の人口は約1400万人。" * 20, score=0.91, url="https://ja.wikipedia.org/wiki/東京都",
-        )  # fmt: skip
-        if "不明" in question:
-            return types.SimpleNamespace(text="該当コンテキストが見つかりませんでした。", mode="no_hit", references=[])  # fmt: skip
-        return types.SimpleNamespace(text="約1400万人です。\n\n参照: [0] jawiki:東京都#chunk=2", mode="extractive", references=[ref])  # fmt: skip
-
-    module.answer_wiki = answer_wiki
-    monkeypatch.setitem(sys.modules, "core.wiki_qa", module)
-    target = make_target("wiki", settings)
-    answer = target.ask("東京都の人口は？")
-    assert seen == {"settings": settings, "question": "東京都の人口は？", "session_id": "qset"}
-    assert answer.answer_mode == "extractive" and answer.answer.endswith("#chunk=2")
-    cite = answer.citations[0]
-    assert cite["file"] == "jawiki:東京都#chunk=2" and cite["heading"] == "東京都"
-    assert len(cite["excerpt"]) == 201 and cite["excerpt"].endswith("…")
-    assert answer.flags == {"insufficient_evidence": False}
-    assert target.ask("不明な話").flags == {"insufficient_evidence": True}
+    assert question == "東京の人口は？" and history == [] and passed is settings
+    assert config == Config(session_id="qset")
+    assert answer.answer == "回答" and answer.answer_mode == "extractive"
 
 
 def test_the_runbook_adapter_runs_the_real_chat_pipeline(small_settings):
-    pytest.importorskip("core.runbook_chat")
     qs = runbook_set(RUNBOOK_QUESTIONS[:1])
     run = run_question_set(qs, make_target("runbook", small_settings), small_settings).run
     record = run.records[0]

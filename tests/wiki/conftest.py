@@ -46,7 +46,7 @@ def small_jsquad(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def wiki_state(tmp_path_factory: pytest.TempPathFactory, small_jsquad: Path) -> Path:
     """A state folder whose default wiki index is built from the small slice (once)."""
-    from core.wiki_qa import build_wiki_index
+    from core.wiki.index import build_wiki_index
 
     state = tmp_path_factory.mktemp("wiki-state")
     build_wiki_index(make_settings(state), f"jsquad:{small_jsquad}")

@@ -22,8 +22,15 @@ from core.errors import EmbedderMismatchError, InputError
 from core.retrieval.store import chunk_vector_key
 from core.settings import PROJECT_ROOT
 from core.text.chunking import vector_texts
-from core.wiki.index import CACHE_FILE, FAISS_FILE, METAS_FILE, STATE_FILE
-from core.wiki_qa import build_wiki_index, search_wiki, wiki_corpus, wiki_status
+from core.wiki.index import (
+    CACHE_FILE,
+    FAISS_FILE,
+    METAS_FILE,
+    STATE_FILE,
+    build_wiki_index,
+    wiki_status,
+)
+from core.wiki.search import search_wiki, wiki_corpus
 from tests.conftest import make_settings
 from tests.support.openai_server import OpenAIStub
 from tests.wiki.conftest import RESUME_TITLES, SMALL_TITLES, jsquad_slice
@@ -111,7 +118,7 @@ def test_build_logs_the_design_lines(tmp_path, small_jsquad, wiki_state, caplog)
     target = tmp_path / "copy"
     shutil.copytree(wiki_state / "indexes" / "wiki", target)
     settings = make_settings(tmp_path / "state")
-    with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
+    with caplog.at_level(logging.INFO, logger="core.wiki"):
         report = build_wiki_index(settings, f"jsquad:{small_jsquad}", index_dir=target)
     lines = [r.getMessage() for r in caplog.records]
     assert f"Loaded {len(SMALL_TITLES)} articles → {report.chunks} chunks" in lines

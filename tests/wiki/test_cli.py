@@ -26,7 +26,7 @@ def test_build_ask_make_dev_and_eval(cli_state, small_jsquad, tmp_path, capsys, 
     # build: the same sources over a copy of the built index (incremental: nothing to embed)
     target = tmp_path / "idx"
     shutil.copytree(cli_state / "indexes" / "wiki", target)
-    with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
+    with caplog.at_level(logging.INFO, logger="core.wiki"):
         code = main(
             ["wiki", "build", "--source", f"jsquad:{small_jsquad}", "--out_dir", str(target)]
         )
@@ -38,7 +38,7 @@ def test_build_ask_make_dev_and_eval(cli_state, small_jsquad, tmp_path, capsys, 
 
     # ask (text and JSON)
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
+    with caplog.at_level(logging.INFO, logger="core.wiki"):
         assert main(["wiki", "ask", "--q", "享保の後の元号は何か", "--index", str(target)]) == 0
     out, err = capsys.readouterr()
     assert "\n\n参照: [0] jawiki:享保#chunk=" in out
@@ -49,8 +49,9 @@ def test_build_ask_make_dev_and_eval(cli_state, small_jsquad, tmp_path, capsys, 
         == 0
     )
     data = json.loads(capsys.readouterr().out)
-    assert data["mode"] == "extractive" and len(data["contexts"]) <= 2
-    assert data["references"][0]["url"].startswith("https://ja.wikipedia.org/wiki/")
+    assert data["answer_mode"] == "extractive" and len(data["citations"]) <= 2
+    assert data["page"] == "wiki_qa" and data["error"] is None
+    assert data["citations"][0]["url"].startswith("https://ja.wikipedia.org/wiki/")
 
     # make-dev and eval
     dev = tmp_path / "dev.jsonl"

@@ -9,13 +9,9 @@ import re
 import pytest
 
 from core.errors import IndexStateError, InputError
-from core.wiki_qa import (
-    NO_HIT_MESSAGE,
-    SYSTEM_PROMPT,
-    answer_wiki,
-    article_url,
-    search_wiki,
-)
+from core.wiki.index import article_url
+from core.wiki.qa import NO_HIT_MESSAGE, SYSTEM_PROMPT, WikiConfig, answer_body, ask
+from core.wiki.search import search_wiki
 from tests.conftest import make_settings
 from tests.support.openai_server import OpenAIStub
 
@@ -24,7 +20,7 @@ QUESTION = "享保の後の元号は何か"
 
 
 def test_search_logs_k_rerank_n_and_the_fallback(wiki_settings, caplog):
-    with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
+    with caplog.at_level(logging.INFO, logger="core.wiki"):
         found = search_wiki(wiki_settings, QUESTION)
     lines = [r.getMessage() for r in caplog.records]
     assert "Search k=16 -> rerank=False -> topn=5" in lines
@@ -32,7 +28,7 @@ def test_search_logs_k_rerank_n_and_the_fallback(wiki_settings, caplog):
     assert len(found.hits) == 5 and found.rerank_fallback
     assert found.hits[0].chunk.title == "享保"
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
+    with caplog.at_level(logging.INFO, logger="core.wiki"):
         dense = search_wiki(wiki_settings, QUESTION, topn=3, rerank=False, mode="dense")
     assert "Search k=16 -> rerank=False -> topn=3" in [r.getMessage() for r in caplog.records]
     assert not any("fallback" in r.getMessage() for r in caplog.records)
@@ -48,27 +44,41 @@ def test_bad_search_input(wiki_settings, tmp_path):
         search_wiki(make_settings(tmp_path / "empty"), QUESTION)
 
 
+def wiki_ask(settings, question, **config):
+    return ask(question, [], WikiConfig(**config), settings)
+
+
 def test_extractive_answer_has_markers_and_the_reference_line(wiki_settings):
-    answer = answer_wiki(wiki_settings, QUESTION)
-    assert answer.mode == "extractive" and answer.found
-    body, _, line = answer.text.rpartition("\n\n")
-    assert body == answer.body.strip() and REF_LINE.match(line), answer.text
-    assert "[0]" in body and answer.references[0].label == 0
-    assert f"[0] jawiki:享保#chunk={answer.references[0].chunk_number}" in line
-    ref = answer.references[0]
+    answer = wiki_ask(wiki_settings, QUESTION)
+    assert answer.answer_mode == "extractive" and answer.found and answer.page == "wiki_qa"
+    body, _, line = answer.answer.rpartition("\n\n")
+    assert body == answer_body(answer).strip() and REF_LINE.match(line), answer.answer
+    cited = [c for c in answer.citations if c.cited]
+    assert "[0]" in body and cited[0].n == 0
+    ref = cited[0]
+    assert "[0] jawiki:享保#chunk=" in line and ref.ref in line
     assert ref.url == "https://ja.wikipedia.org/wiki/%E4%BA%AB%E4%BF%9D"
-    assert ref.ref == f"jawiki:享保#chunk={ref.chunk_number}"
+    assert ref.ref.startswith("jawiki:享保#chunk=") and ref.file == "jawiki:享保"
+    assert not answer.flags.insufficient_evidence and answer.error is None
 
 
 def test_no_usable_hit_gives_the_message(wiki_settings):
-    answer = answer_wiki(wiki_settings, "量子コンピュータによる暗号解読の最新動向")
-    assert answer.mode == "no_hit" and not answer.found
-    assert answer.text == NO_HIT_MESSAGE
+    answer = wiki_ask(wiki_settings, "量子コンピュータによる暗号解読の最新動向")
+    assert answer.answer_mode == "template" and not answer.found
+    assert answer.flags.insufficient_evidence and answer.error is None
+    assert answer.answer == NO_HIT_MESSAGE
     assert (
         NO_HIT_MESSAGE
         == "該当コンテキストが見つかりませんでした。質問を言い換えるか、より一般的な表現を試してください。"
     )
-    assert answer.references == []
+    assert not any(c.cited for c in answer.citations)
+
+
+def test_bad_input_is_an_answer_with_the_error(wiki_settings, tmp_path):
+    answer = wiki_ask(wiki_settings, "   ")
+    assert answer.error and "質問を入力" in answer.error and answer.answer == answer.error
+    missing = wiki_ask(make_settings(tmp_path / "empty"), QUESTION)
+    assert missing.error and "未構築" in missing.error and not missing.found
 
 
 def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_settings, caplog):
@@ -77,8 +87,8 @@ def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_set
         settings = wiki_settings.model_copy(
             update={"openai_base_url": stub.base_url, "openai_api_key": "test"}
         )
-        with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
-            answer = answer_wiki(settings, QUESTION)
+        with caplog.at_level(logging.INFO, logger="core.wiki"):
+            answer = wiki_ask(settings, QUESTION)
         request = stub.chat_requests()[0]
     system, user = request["messages"][0], request["messages"][1]
     assert system["role"] == "system" and system["content"] == SYSTEM_PROMPT
@@ -86,12 +96,15 @@ def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_set
     assert "[0] 享保\n" in user["content"]
     for phrase in ("範囲内のみ", "「不明」", "[0]、[1]", "書かないでください"):
         assert phrase in user["content"]
-    assert answer.mode == "llm" and answer.llm is not None and answer.llm.prompt_tokens == 120
-    # the invented marker [7] and the model's own reference list are removed and logged
+    assert (
+        answer.answer_mode == "llm" and answer.model and answer.token_usage["prompt_tokens"] == 120
+    )
+    # the invented marker [7] and the model's own reference list are removed, logged and told
     assert answer.removed_refs == ["7"]
-    assert "[7]" not in answer.text and "jawiki:嘘" not in answer.text
-    assert answer.body == "寛保です [0]。享保の次 [1]。"
-    line = answer.text.rpartition("\n\n")[2]
+    assert any("[7]" in w for w in answer.warnings)
+    assert "[7]" not in answer.answer and "jawiki:嘘" not in answer.answer
+    assert answer_body(answer) == "寛保です [0]。享保の次 [1]。"
+    line = answer.answer.rpartition("\n\n")[2]
     assert REF_LINE.match(line)
     assert line.startswith("参照: [0] jawiki:享保#chunk=") and ", [1] jawiki:" in line
     messages = [r.getMessage() for r in caplog.records]
@@ -102,9 +115,9 @@ def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_set
 def test_llm_without_markers_lists_every_context(wiki_settings):
     with OpenAIStub(default_content="不明です。") as stub:
         settings = wiki_settings.model_copy(update={"openai_base_url": stub.base_url})
-        answer = answer_wiki(settings, QUESTION, topn=3)
-    assert answer.body == "不明です。"
-    assert [r.label for r in answer.references] == [r.label for r in answer.contexts]
+        answer = wiki_ask(settings, QUESTION, topn=3)
+    assert answer_body(answer) == "不明です。"
+    assert answer.citations and all(c.cited for c in answer.citations)
 
 
 def test_llm_failure_falls_back_to_the_extractive_answer(wiki_settings):
@@ -114,18 +127,20 @@ def test_llm_failure_falls_back_to_the_extractive_answer(wiki_settings):
         settings = wiki_settings.model_copy(
             update={"openai_base_url": stub.base_url, "llm_max_retries": 1}
         )
-        answer = answer_wiki(settings, QUESTION)
-    assert answer.mode == "extractive" and answer.llm_error and "LLM" in answer.llm_error
-    assert REF_LINE.match(answer.text.rpartition("\n\n")[2])
+        answer = wiki_ask(settings, QUESTION)
+    assert answer.answer_mode == "extractive"
+    assert any("LLM" in w and "抽出型" in w for w in answer.warnings)
+    assert REF_LINE.match(answer.answer.rpartition("\n\n")[2])
 
 
 def test_every_question_is_audited(wiki_settings):
-    answer_wiki(wiki_settings, QUESTION, session_id="t-1")
+    wiki_ask(wiki_settings, QUESTION, session_id="t-1")
     files = sorted(wiki_settings.logs_dir.glob("query_*.jsonl"))
     record = json.loads(files[-1].read_text("utf-8").splitlines()[-1])
     assert record["page"] == "wiki_qa" and record["session_id"] == "t-1"
+    assert record["schema_version"] == 2
     assert record["answer_mode"] == "extractive" and record["search_config"]["topk"] == 16
-    assert record["search_results"][0]["source"].startswith("jawiki:享保#chunk=")
+    assert record["search_results"][0]["ref"].startswith("jawiki:享保#chunk=")
 
 
 def test_article_urls_are_quoted():
