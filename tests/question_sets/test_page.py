@@ -38,12 +38,17 @@ def paste(at: AppTest, text: str) -> AppTest:
     return at
 
 
+def version(at: AppTest) -> int:
+    """The editor's version: the suffix of the keys of the widgets that show the draft."""
+    return at.session_state["qs_editor"].version
+
+
 def editor(at: AppTest):
-    return at.data_editor(key=f"qs_rows_{at.session_state['qs_ver']}")
+    return at.data_editor(key=f"qs_rows_{version(at)}")
 
 
 def edit_rows(at: AppTest, edited=None, added=None, deleted=None) -> AppTest:
-    key = f"qs_rows_{at.session_state['qs_ver']}"
+    key = f"qs_rows_{version(at)}"
     at.session_state[key] = {
         "edited_rows": edited or {},
         "added_rows": added or [],
@@ -83,7 +88,7 @@ def test_open_valid_file_round_trips_byte_identically(state_dir):
     assert not at.download_button(key="qs_download").disabled
     assert at.session_state["qs_export_bytes"] == valid_bytes()
     assert "バイト単位で同一" in texts(at.caption)
-    assert at.text_area(key=f"qs_meta_note_{at.session_state['qs_ver']}").value == "A-v1.1 から作成"
+    assert at.text_area(key=f"qs_meta_note_{version(at)}").value == "A-v1.1 から作成"
 
 
 def test_import_shows_every_error_at_once_and_rows_carry_their_errors(state_dir):
@@ -159,7 +164,7 @@ def test_edit_add_delete_and_reorder_rows(state_dir):
 
 def test_header_and_metadata_edits_are_validated_live(state_dir):
     at = paste(start(), valid_bytes().decode())
-    ver = at.session_state["qs_ver"]
+    ver = version(at)
     at.text_input(key=f"qs_ordinance_id_{ver}").input("")
     at.text_area(key=f"qs_meta_note_{ver}").input("全問 PASS")
     at.run()
