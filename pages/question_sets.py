@@ -18,7 +18,7 @@ from core.question_sets.golden import list_pools, load_pool
 from core.question_sets.runner import list_runs, read_run, run_question_set
 from core.question_sets.targets import TARGET_LABELS, make_target
 from ui.question_set_generation import generation_form, pool_picker, show_generation
-from ui.question_set_runs import render_comparison, render_run, run_label
+from ui.question_set_runs import choose_two_runs, render_comparison, render_run
 from ui.question_sets import (
     header_inputs,
     metadata_inputs,
@@ -146,20 +146,23 @@ with tab_run:
         if st.button("実行", type="primary", key="qs_run_go"):
             try:
                 target = make_target(target_name, settings)
-                bar = st.progress(0.0, text="実行しています…")
-                result = run_question_set(
-                    question_set,
-                    target,
-                    settings,
-                    progress=lambda done, total, qid: bar.progress(
-                        done / total if total else 1.0, text=f"{done} / {total} {qid}"
-                    ),
-                )
             except WorkbenchError as exc:
                 st.error(exc.user_message)
             else:
-                state.qs_last_run = str(result.path)
-                st.success(f"実行しました。保存先: {result.path}")
+                bar = st.progress(0.0, text="実行しています…")
+
+                def progress(done: int, total: int, question_id: str) -> None:
+                    bar.progress(
+                        done / total if total else 1.0, text=f"{done} / {total} {question_id}"
+                    )
+
+                try:
+                    result = run_question_set(question_set, target, settings, progress=progress)
+                except WorkbenchError as exc:
+                    st.error(exc.user_message)
+                else:
+                    state.qs_last_run = str(result.path)
+                    st.success(f"実行しました。保存先: {result.path}")
     if state.qs_last_run:
         try:
             render_run(read_run(state.qs_last_run))
@@ -168,24 +171,11 @@ with tab_run:
 
 # --- compare ---------------------------------------------------------------------------------------
 with tab_compare:
-    runs = [str(p) for p in list_runs(settings)[:100]]
-    if len(runs) < 2:
-        st.info("比較には実行結果が2件以上必要です。「実行」タブで質問セットを実行してください。")
-    else:
-        labels = {p: run_label(p) for p in runs}
-        col_a, col_b = st.columns(2)
-        run_a = col_a.selectbox(
-            "比較元（前）", runs, index=1, format_func=labels.get, key="qs_cmp_a"
-        )
-        run_b = col_b.selectbox(
-            "比較先（後）", runs, index=0, format_func=labels.get, key="qs_cmp_b"
-        )
-        if run_a == run_b:
-            st.info("異なる2つの実行結果を選んでください。")
+    pair = choose_two_runs([str(p) for p in list_runs(settings)[:100]])
+    if pair is not None:
+        try:
+            comparison = diff_runs(read_run(pair[0]), read_run(pair[1]))
+        except WorkbenchError as exc:
+            st.error(exc.user_message)
         else:
-            try:
-                comparison = diff_runs(read_run(run_a), read_run(run_b))
-            except WorkbenchError as exc:
-                st.error(exc.user_message)
-            else:
-                render_comparison(comparison)
+            render_comparison(comparison)

@@ -1,5 +1,5 @@
-"""Streamlit rendering of the question-set page's runs: a run, how a run is listed for
-choosing, and a run-to-run comparison. All text goes through plain, escaped widgets."""
+"""Streamlit rendering of the question-set page's runs: a run, how runs are listed and chosen
+for a comparison, and the comparison. All text goes through plain, escaped widgets."""
 
 from __future__ import annotations
 
@@ -63,6 +63,21 @@ def run_label(path: str) -> str:
     )
 
 
+def choose_two_runs(runs: list[str]) -> tuple[str, str] | None:
+    """Two different runs to compare (earlier, later), or None with a word on why not."""
+    if len(runs) < 2:
+        st.info("比較には実行結果が2件以上必要です。「実行」タブで質問セットを実行してください。")
+        return None
+    labels = {p: run_label(p) for p in runs}
+    col_a, col_b = st.columns(2)
+    run_a = col_a.selectbox("比較元（前）", runs, index=1, format_func=labels.get, key="qs_cmp_a")
+    run_b = col_b.selectbox("比較先（後）", runs, index=0, format_func=labels.get, key="qs_cmp_b")
+    if run_a == run_b:
+        st.info("異なる2つの実行結果を選んでください。")
+        return None
+    return run_a, run_b
+
+
 def render_comparison(comparison: RunDiff) -> None:
     """Counts, notes, one row per question, and the changed answers side by side."""
     counts = comparison.counts
@@ -102,6 +117,7 @@ def render_comparison(comparison: RunDiff) -> None:
 __all__ = [
     "RUN_STATUS_JA",
     "STATUS_JA",
+    "choose_two_runs",
     "render_comparison",
     "render_run",
     "run_label",

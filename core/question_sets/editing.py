@@ -281,7 +281,8 @@ class Editor:
         return opened
 
     def open_text(self, text: str, name: str = PASTED_NAME) -> Opened:
-        """Pasted JSON (lone surrogates kept, so that validation names them)."""
+        """Pasted JSON. A lone surrogate (a text area can hold one) is kept, as bytes that
+        the reader then names as not UTF-8, rather than failing to encode."""
         return self.open_bytes(text.encode("utf-8", errors="surrogatepass"), name)
 
     def open_upload(self, file_id: str, raw: bytes, name: str) -> Opened | None:
