@@ -77,7 +77,7 @@ def read_draft(raw: bytes, name: str) -> tuple[Opened, Draft | None]:
     file_issues = validate_payload(data)
     if not isinstance(data, Mapping):
         return Opened(name, loaded=False, issues=tuple(file_issues)), None
-    if ARTIFACT not in data and looks_like_pool(data):
+    if looks_like_pool(data):
         return Opened(name, loaded=False, issues=tuple(file_issues), is_pool=True), None
     draft, notes = draft_from_payload(data)
     canonical = None

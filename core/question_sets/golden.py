@@ -30,6 +30,7 @@ from typing import Any
 
 from core.errors import ContractError, InputError
 from core.question_sets.contract import (
+    ARTIFACT,
     Issue,
     parse_json_bytes,
     read_bytes,
@@ -186,9 +187,9 @@ def _pool_issues(data: Any, stem: str) -> list[Issue]:
 
 
 def looks_like_pool(data: Any) -> bool:
-    """Whether a JSON document is shaped like a pool (``pool_id`` and question templates),
-    well formed or not: a pool given where a question set is expected can then be named."""
-    if not isinstance(data, Mapping) or "pool_id" not in data:
+    """Whether a JSON document is shaped like a pool (``pool_id`` and question templates) rather
+    than a question set, well formed or not: a pool given where a set is expected can be named."""
+    if not isinstance(data, Mapping) or "pool_id" not in data or ARTIFACT in data:
         return False
     questions = data.get("questions")
     return isinstance(questions, list) and any(

@@ -417,5 +417,6 @@ def test_looks_like_pool():
     assert not looks_like_pool({"pool_id": "A", "questions": "x"})
     assert not looks_like_pool([pool])
     both = {**valid_payload(), "pool_id": "A", "questions": pool["questions"]}
+    assert not looks_like_pool(both)
     opened = Editor().open_bytes(canonical_bytes(both), "both.json")
     assert opened.loaded and not opened.is_pool  # it carries a set: it is opened as one
