@@ -1,9 +1,11 @@
-"""Streamlit-side helpers of the question-set page: the row table and its conversions, and the
-rendering of a run and of a run-to-run comparison.
+"""Streamlit widgets of the question-set editor: the header and metadata fields, the question
+table and its conversions, issue lists and notices, and the save button.
 
-The editor shows one row per question (execution order) with an order column that can be edited
-to move rows, the question id and text, and the row's validation errors (read-only). Unknown keys
-of a question ride along in a hidden column so that they survive editing.
+The widgets only show and return values: the page hands what they return to
+``core.question_sets.editing.Editor``. The question table shows one row per question (execution
+order) with an order column that can be edited to move rows, the question id and text, and the
+row's issues (read-only). Unknown keys of a question ride along in a hidden column so that they
+survive editing. Every text goes through plain Streamlit text widgets (escaped).
 """
 
 from __future__ import annotations
@@ -16,12 +18,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.errors import WorkbenchError
-from core.question_sets.contract import Issue
-from core.question_sets.diff import RunDiff, citation_label
-from core.question_sets.editing import DraftRow, row_of_path
-from core.question_sets.runner import RunFile, read_run
-from core.question_sets.targets import TARGET_LABELS
+from core.question_sets.contract import METADATA_KEYS, Issue
+from core.question_sets.draft import Draft, DraftRow
+from core.question_sets.editing import Notice, Opened, opened_notices
 
 COL_ORDER = "順番"
 COL_ID = "question_id"
@@ -30,26 +29,153 @@ COL_ERRORS = "エラー"
 COL_EXTRA = "_extra"
 COLUMNS = [COL_ORDER, COL_ID, COL_TEXT, COL_ERRORS, COL_EXTRA]
 
+HEADER_LABELS = {
+    "schema_version": "schema_version（契約バージョン）",
+    "ordinance_id": "ordinance_id（条例 ID）",
+    "question_set_id": "question_set_id（人間向けの表示名。機械判定には使われません）",
+    "source_golden_question_pool": "source_golden_question_pool（派生元のプール）",
+}
+METADATA_LABELS = {
+    "generated_by": "generated_by（生成元）",
+    "generated_at": "generated_at（生成日時、ISO-8601。例: 2026-01-02T09:00:00+09:00）",
+    "note": "note（補足）",
+}
+
+
+# --- notices and issue lists -------------------------------------------------------------------------
+
+
+def show_notice(notice: Notice) -> None:
+    getattr(st, notice.level)(notice.text)
+
 
 def display_path(path: str) -> str:
     return path or "（ルート）"
 
 
-def issues_by_row(issues: Iterable[Issue]) -> dict[int, list[str]]:
-    """Errors of ``…questions[i]…`` grouped by row i, each with its key (``question_id: …``)."""
-    rows: dict[int, list[str]] = {}
-    for path, message in issues:
-        index = row_of_path(path)
-        if index is None:
-            continue
-        tail = path.split("]", 1)[1].lstrip(".")
-        rows.setdefault(index, []).append(f"{tail}: {message}" if tail else message)
-    return rows
+def issues_frame(issues: Iterable[Issue]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [(display_path(p), m) for p, m in issues], columns=["場所（JSON パス）", "内容"]
+    )
 
 
-def rows_frame(rows: list[DraftRow], issues: Iterable[Issue] = ()) -> pd.DataFrame:
-    """The editor's table: order 1..n, id, text, errors, hidden extra keys (JSON)."""
-    errors = issues_by_row(issues)
+def show_issues(issues: list[Issue]) -> None:
+    """A table of issues, and every issue in full below it (table cells cut long text)."""
+    st.dataframe(
+        issues_frame(issues),
+        hide_index=True,
+        column_config={"内容": st.column_config.TextColumn("内容", width="large")},
+    )
+    with st.expander("全文を表示"):
+        for path, message in issues:
+            st.text(f"{display_path(path)}\n{message}")
+
+
+def show_opened(opened: Opened | None, issues: list[Issue]) -> None:
+    """What the last opening found: loaded or not (and why), and what was converted."""
+    if opened is None:
+        return
+    for notice in opened_notices(opened, issues):
+        show_notice(notice)
+    shown = issues if opened.loaded else list(opened.issues)
+    if shown and not opened.is_pool:
+        show_issues(shown)
+    if opened.notes:
+        st.warning("編集できるように変換した値があります（保存前に確認してください）。")
+        show_issues(list(opened.notes))
+
+
+def show_validation(issues: list[Issue], question_count: int) -> None:
+    if issues:
+        st.error(
+            f"エラーが {len(issues)} 件あります（質問のエラーは表の「エラー」列にも表示しています）。"
+        )
+        show_issues(issues)
+    else:
+        st.success(f"契約に適合しています（質問 {question_count} 件）。")
+
+
+def save_button(export: bytes | None, notice: Notice | None) -> None:
+    """The download of the canonical export (disabled while the draft has issues)."""
+    st.download_button(
+        "保存（JSON をダウンロード）",
+        data=export or b"",
+        file_name="customized_question_set.json",
+        mime="application/json",
+        disabled=export is None,
+        on_click="ignore",
+        key="qs_download",
+    )
+    if export is None:
+        st.caption("エラーをすべて解消すると保存できます。")
+        return
+    st.caption("UTF-8・契約のキー順・インデント2・末尾改行の正規形式で保存します。")
+    if notice is not None:
+        show_notice(notice)
+
+
+# --- the fields --------------------------------------------------------------------------------------
+
+
+def header_inputs(draft: Draft, version: int) -> tuple[dict[str, str], dict[str, Any]]:
+    """The header text inputs: their values, and an empty slot below each for its issues."""
+    values: dict[str, str] = {}
+    slots: dict[str, Any] = {}
+    columns = st.columns(2)
+    for i, (name, label) in enumerate(HEADER_LABELS.items()):
+        with columns[i % 2]:
+            values[name] = st.text_input(
+                label, value=getattr(draft, name), key=f"qs_{name}_{version}"
+            )
+            slots[name] = st.empty()
+    return values, slots
+
+
+def metadata_inputs(draft: Draft, version: int) -> tuple[dict[str, str], dict[str, Any]]:
+    """The metadata fields (a non-text value is shown read-only, as JSON) and their slots."""
+    values: dict[str, str] = {}
+    slots: dict[str, Any] = {}
+    meta = draft.metadata or {}
+    with st.expander("metadata（任意・非契約）", expanded=draft.metadata is not None):
+        st.caption(
+            "生成元・生成日時・補足などの任意情報です。評価結果・正誤判断・除外理由・"
+            "PASS / FAIL / Gate の判定は書けません（下流はこの項目に依存しません）。"
+        )
+        for key in METADATA_KEYS:
+            label, current, widget_key = (
+                METADATA_LABELS[key],
+                meta.get(key),
+                f"qs_meta_{key}_{version}",
+            )
+            if current is not None and not isinstance(current, str):
+                shown = json.dumps(current, ensure_ascii=False)
+                st.text_input(label, value=shown, disabled=True, key=widget_key)
+            else:
+                widget = st.text_area if key == "note" else st.text_input
+                values[key] = widget(label, value=current or "", key=widget_key)
+            slots[f"metadata.{key}"] = st.empty()
+        others = {k: v for k, v in meta.items() if k not in METADATA_KEYS}
+        if others:
+            st.caption("その他の metadata 項目（そのまま保存されます）")
+            st.json(others)
+        slots["metadata"] = st.empty()
+    return values, slots
+
+
+def show_field_issues(slots: dict[str, Any], by_field: dict[str, list[str]]) -> None:
+    for name, messages in by_field.items():
+        if name in slots:
+            slots[name].error("／".join(messages))
+
+
+# --- the question table ------------------------------------------------------------------------------
+
+
+def rows_frame(
+    rows: list[DraftRow], row_issues: dict[int, list[str]] | None = None
+) -> pd.DataFrame:
+    """The editor's table: order 1..n, id, text, issues, hidden extra keys (JSON)."""
+    errors = row_issues or {}
     return pd.DataFrame(
         {
             COL_ORDER: pd.Series(range(1, len(rows) + 1), dtype="Int64"),
@@ -65,6 +191,31 @@ def rows_frame(rows: list[DraftRow], issues: Iterable[Issue] = ()) -> pd.DataFra
         },
         columns=COLUMNS,
     )
+
+
+def rows_editor(frame: pd.DataFrame, key: str) -> pd.DataFrame:
+    return st.data_editor(
+        frame,
+        key=key,
+        num_rows="dynamic",
+        hide_index=True,
+        column_config={
+            COL_ORDER: st.column_config.NumberColumn("順番", step=0.5, width="small"),
+            COL_ID: st.column_config.TextColumn("question_id", width="medium"),
+            COL_TEXT: st.column_config.TextColumn("question_text（質問文）", width="large"),
+            COL_ERRORS: st.column_config.TextColumn("エラー", disabled=True, width="medium"),
+            COL_EXTRA: None,
+        },
+    )
+
+
+def table_is_stale(key: str, edited: pd.DataFrame, fresh: pd.DataFrame) -> bool:
+    """Whether the table must be drawn anew: it was edited (the edits are now in the draft, and
+    an editor must never accumulate edits on data that already contains them), or what it shows
+    differs from the draft (new order, numbering or issues)."""
+    delta = st.session_state.get(key) or {}
+    edited_now = any(delta.get(k) for k in ("edited_rows", "added_rows", "deleted_rows"))
+    return edited_now or not same_frame(edited, fresh)
 
 
 def _text(value: Any) -> str:
@@ -100,15 +251,14 @@ def rows_from_frame(frame: pd.DataFrame) -> list[DraftRow]:
     added is empty until it is filled, and validation reports it."""
     records = frame.to_dict("records")
     keyed = sorted(enumerate(records), key=lambda item: _order(item[1].get(COL_ORDER), item[0]))
-    out: list[DraftRow] = []
-    for _, rec in keyed:
-        row = DraftRow(
+    return [
+        DraftRow(
             question_id=_text(rec.get(COL_ID)),
             question_text=_text(rec.get(COL_TEXT)),
             extra=_extra(rec.get(COL_EXTRA)),
         )
-        out.append(row)
-    return out
+        for _, rec in keyed
+    ]
 
 
 def _cell(column: str, value: Any) -> str:
@@ -129,103 +279,6 @@ def same_frame(a: pd.DataFrame, b: pd.DataFrame) -> bool:
     )
 
 
-def issues_frame(issues: Iterable[Issue]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [(display_path(p), m) for p, m in issues], columns=["場所（JSON パス）", "内容"]
-    )
-
-
-# --- runs and comparisons (Streamlit rendering; all text through plain, escaped widgets) -------
-
-STATUS_JA = {"unchanged": "変化なし", "changed": "変化あり", "added": "追加", "removed": "削除"}
-RUN_STATUS_JA = {"completed": "完了", "running": "未完了", "interrupted": "中断"}
-
-
-def render_run(run: RunFile) -> None:
-    """A run: totals, one table row per question, and each answer with its citations."""
-    st.markdown(f"**実行結果**（{RUN_STATUS_JA.get(run.status, run.status)}）")
-    c1, c2, c3 = st.columns(3)
-    c1.metric("質問", f"{len(run.records)} / {run.question_count}")
-    c2.metric("エラー", run.error_count)
-    c3.metric("合計時間", f"{run.total_ms / 1000:.1f} 秒")
-    st.dataframe(
-        [
-            {
-                "順番": r.index + 1,
-                "question_id": r.question_id,
-                "回答（冒頭）": r.answer[:80],
-                "回答モード": r.answer_mode,
-                "フラグ": ", ".join(k for k, v in r.flags.items() if v),
-                "引用数": len(r.citations),
-                "時間(ms)": round(r.elapsed_ms),
-                "エラー": r.error or "",
-            }
-            for r in run.records
-        ],
-        hide_index=True,
-    )
-    for r in run.records:
-        with st.expander(f"{r.index + 1}. {r.question_id}"):
-            st.text(f"質問: {r.question_text}")
-            if r.error:
-                st.error(r.error)
-            st.text(r.answer)
-            for c in r.citations:
-                score = c.get("score")
-                suffix = f"（スコア: {score:.2f}）" if isinstance(score, int | float) else ""
-                st.text(f"引用元: {citation_label(c)}{suffix}")
-                if c.get("excerpt"):
-                    st.text("    " + str(c["excerpt"]).replace("\n", " "))
-
-
-def run_label(path: str) -> str:
-    """How a run file is listed for choosing: time, target, set label, size, status."""
-    try:
-        run = read_run(path)
-    except WorkbenchError:
-        return f"{path.rsplit('/', 1)[-1]}（読めません）"
-    return (
-        f"{run.started_at[:19].replace('T', ' ')}・{TARGET_LABELS.get(run.target, run.target)}・"
-        f"{run.question_set_id}・{len(run.records)}問・{RUN_STATUS_JA.get(run.status, run.status)}"
-    )
-
-
-def render_comparison(comparison: RunDiff) -> None:
-    """Counts, notes, one row per question, and the changed answers side by side."""
-    counts = comparison.counts
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("変化なし", counts["unchanged"])
-    m2.metric("変化あり", counts["changed"])
-    m3.metric("追加", counts["added"])
-    m4.metric("削除", counts["removed"])
-    for note in comparison.notes:
-        st.warning(note)
-    st.dataframe(
-        [
-            {
-                "question_id": q.question_id,
-                "状態": STATUS_JA[q.status],
-                "変化": "／".join(q.changes_ja()),
-            }
-            for q in comparison.questions
-        ],
-        hide_index=True,
-    )
-    for q in comparison.questions:
-        if q.status == "unchanged":
-            continue
-        with st.expander(f"{q.question_id}（{STATUS_JA[q.status]}）"):
-            for change in q.changes_ja():
-                st.text(change)
-            left, right = st.columns(2)
-            with left:
-                st.caption("比較元の回答")
-                st.text(q.error_a or q.answer_a or "（なし）")
-            with right:
-                st.caption("比較先の回答")
-                st.text(q.error_b or q.answer_b or "（なし）")
-
-
 __all__ = [
     "COLUMNS",
     "COL_ERRORS",
@@ -234,12 +287,18 @@ __all__ = [
     "COL_ORDER",
     "COL_TEXT",
     "display_path",
-    "issues_by_row",
+    "header_inputs",
     "issues_frame",
-    "render_comparison",
-    "render_run",
+    "metadata_inputs",
+    "rows_editor",
     "rows_frame",
     "rows_from_frame",
-    "run_label",
     "same_frame",
+    "save_button",
+    "show_field_issues",
+    "show_issues",
+    "show_notice",
+    "show_opened",
+    "show_validation",
+    "table_is_stale",
 ]

@@ -3,7 +3,8 @@ generation for one ordinance, running a set against a RAG pipeline, and comparin
 
 Modules: ``contract`` (validation, canonical export, atomic save) with ``jsonfile`` (strict
 reading, canonical bytes, atomic writes) and ``metadata_rules`` (no verdicts in metadata);
-``editing`` (the editor's lenient draft); ``golden`` (pools frozen by checksum) and
+``draft`` (the editor's lenient draft) and ``editing`` (the editor's state: opening, replacing,
+routing issues to fields, the export check); ``golden`` (pools frozen by checksum) and
 ``generation`` (a set for one ordinance); ``targets`` (what a set runs against); ``runner`` (run
 files); ``diff`` (run-to-run comparison); ``cli`` (``python -m core qset``).
 """

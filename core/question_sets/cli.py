@@ -33,10 +33,7 @@ from core.question_sets.generation import (
     read_structure,
     save_report,
 )
-from core.question_sets.golden import (
-    list_pools,
-    load_pool,
-)
+from core.question_sets.golden import list_pools, load_pool, looks_like_pool
 from core.question_sets.runner import read_run, run_question_set
 from core.question_sets.targets import TARGET_LABELS, make_target
 
@@ -56,6 +53,7 @@ def _print_json(data: Any) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    data: Any = None
     try:
         data = parse_json_bytes(read_bytes(args.file))
         issues = validate_payload(data)
@@ -84,6 +82,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     print(f"無効です: {args.file}（エラー {len(issues)}件）", file=sys.stderr)
     for path, message in issues:
         print(f"  {display_path(path)}: {message}", file=sys.stderr)
+    if looks_like_pool(data):
+        print(
+            "ヒント: これは Golden Question Pool のファイルです。質問セットはプールから "
+            "`python -m core qset generate --pool ID --ordinance-id ID --out FILE` で作れます。",
+            file=sys.stderr,
+        )
     return 1
 
 

@@ -163,6 +163,8 @@ def _schema_version_issues(root: Mapping) -> tuple[list[Issue], bool]:
                 f"例: {SCHEMA_VERSION}）",
             )
         ], True
+    if not version.strip():
+        return [("schema_version", f"空にできません（例: {SCHEMA_VERSION}）")], True
     if not _VERSION_FORM.match(version):
         return [
             (

@@ -30,6 +30,7 @@ from typing import Any
 
 from core.errors import ContractError, InputError
 from core.question_sets.contract import (
+    ARTIFACT,
     Issue,
     parse_json_bytes,
     read_bytes,
@@ -185,6 +186,17 @@ def _pool_issues(data: Any, stem: str) -> list[Issue]:
     return issues
 
 
+def looks_like_pool(data: Any) -> bool:
+    """Whether a JSON document is shaped like a pool (``pool_id`` and question templates) rather
+    than a question set, well formed or not: a pool given where a set is expected can be named."""
+    if not isinstance(data, Mapping) or "pool_id" not in data or ARTIFACT in data:
+        return False
+    questions = data.get("questions")
+    return isinstance(questions, list) and any(
+        isinstance(q, Mapping) and "template" in q for q in questions
+    )
+
+
 def load_pool(golden_dir: Path, pool_id: str) -> GoldenPool:
     """Load a pool after verifying its checksum and its structure (Japanese errors)."""
     path = pool_path(golden_dir, pool_id)
@@ -264,6 +276,7 @@ __all__ = [
     "freeze_pool",
     "list_pools",
     "load_pool",
+    "looks_like_pool",
     "pool_path",
     "recorded_checksum",
     "sha256_hex",

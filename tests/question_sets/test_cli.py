@@ -103,6 +103,14 @@ def test_validate_exit_codes_and_japanese_errors_with_paths(tmp_path, cli):
         assert code == 1 and needle in err and "（ルート）" in err
 
 
+def test_validate_names_a_pool_given_as_a_set(tmp_path, cli):
+    code, _, err = cli(["validate", str(GOLDEN_DIR / "A-v1.1.json")], tmp_path)
+    assert code == 1 and "ヒント: これは Golden Question Pool のファイルです" in err
+    assert "qset generate" in err
+    _, _, err = cli(["validate", str(tmp_path / "nope.json")], tmp_path)
+    assert "ヒント" not in err
+
+
 def test_generate_writes_the_set_and_a_separate_report(tmp_path, cli):
     out = tmp_path / "sets" / "cqset.json"
     args = ["generate", "--pool", "A-v1.1", "--ordinance-id", "k518RG00000022",

@@ -56,7 +56,7 @@ def test_the_designs_minimal_example_is_valid():
 @pytest.mark.parametrize(
     "version",
     ["customized_question_set.v1.0", "customized_question_set.v1.2.3", "customized_question_set.1",
-     "customized_question_set-v1", "v1", "customized_question_set.V1", "", "customized_question_set.v01"],
+     "customized_question_set-v1", "v1", "customized_question_set.V1", "customized_question_set.v01"],
 )  # fmt: skip
 def test_schema_version_form_is_artifact_dot_v_major_only(version):
     data = valid_payload()
@@ -64,6 +64,15 @@ def test_schema_version_form_is_artifact_dot_v_major_only(version):
     errors = errors_of(data)
     assert "形式が不正です" in errors["schema_version"]
     assert "customized_question_set.v1" in errors["schema_version"]
+
+
+@pytest.mark.parametrize("version", ["", "   ", "\u3000"])
+def test_an_empty_schema_version_is_called_empty_not_malformed(version):
+    data = valid_payload()
+    data["schema_version"] = version
+    message = errors_of(data)["schema_version"]
+    assert message.startswith("空にできません") and "customized_question_set.v1" in message
+    assert "形式が不正" not in message and "「」" not in message
 
 
 def test_other_versions_are_named_unsupported_and_reported_alone():

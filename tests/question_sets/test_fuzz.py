@@ -20,7 +20,7 @@ from core.question_sets.contract import (
     parse_question_set,
     validate_payload,
 )
-from core.question_sets.editing import draft_from_payload, draft_to_payload
+from core.question_sets.draft import draft_from_payload, draft_to_payload
 from tests.question_sets.helpers import has_japanese, to_bytes, valid_payload
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

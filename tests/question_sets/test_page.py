@@ -38,12 +38,17 @@ def paste(at: AppTest, text: str) -> AppTest:
     return at
 
 
+def version(at: AppTest) -> int:
+    """The editor's version: the suffix of the keys of the widgets that show the draft."""
+    return at.session_state["qs_editor"].version
+
+
 def editor(at: AppTest):
-    return at.data_editor(key=f"qs_rows_{at.session_state['qs_ver']}")
+    return at.data_editor(key=f"qs_rows_{version(at)}")
 
 
 def edit_rows(at: AppTest, edited=None, added=None, deleted=None) -> AppTest:
-    key = f"qs_rows_{at.session_state['qs_ver']}"
+    key = f"qs_rows_{version(at)}"
     at.session_state[key] = {
         "edited_rows": edited or {},
         "added_rows": added or [],
@@ -83,7 +88,7 @@ def test_open_valid_file_round_trips_byte_identically(state_dir):
     assert not at.download_button(key="qs_download").disabled
     assert at.session_state["qs_export_bytes"] == valid_bytes()
     assert "バイト単位で同一" in texts(at.caption)
-    assert at.text_area(key=f"qs_meta_note_{at.session_state['qs_ver']}").value == "A-v1.1 から作成"
+    assert at.text_area(key=f"qs_meta_note_{version(at)}").value == "A-v1.1 から作成"
 
 
 def test_import_shows_every_error_at_once_and_rows_carry_their_errors(state_dir):
@@ -159,7 +164,7 @@ def test_edit_add_delete_and_reorder_rows(state_dir):
 
 def test_header_and_metadata_edits_are_validated_live(state_dir):
     at = paste(start(), valid_bytes().decode())
-    ver = at.session_state["qs_ver"]
+    ver = version(at)
     at.text_input(key=f"qs_ordinance_id_{ver}").input("")
     at.text_area(key=f"qs_meta_note_{ver}").input("全問 PASS")
     at.run()
@@ -259,3 +264,46 @@ def test_compare_shows_added_and_removed_questions(state_dir):
     assert "質問セットの実行内容（質問 ID・質問文など）が異なります" in texts(at.warning)
     assert any(t.value == "<b>回答</b>" for t in at.text)  # plain text, never HTML
     assert not at.html
+
+
+# --- reported problems (issue 16): counts, the empty version, a pool, long messages ---------------
+
+
+def test_uploading_a_pool_points_to_the_generate_tab_and_keeps_the_draft(state_dir):
+    from tests.question_sets.helpers import GOLDEN_DIR
+
+    at = paste(start(), valid_bytes().decode())
+    at.file_uploader(key="qs_upload").set_value(
+        ("A-v1.1.json", (GOLDEN_DIR / "A-v1.1.json").read_bytes(), "application/json")
+    )
+    at.run()
+    assert not at.exception
+    errors = texts(at.error)
+    assert "「A-v1.1.json」は Golden Question Pool" in errors and "エラーが 2 件" not in errors
+    assert "「プールから生成」タブ" in texts(at.info)
+    assert editor(at).value["question_id"].tolist() == ["A-1-Q1", "A-2-Q1", "A-14-Q1"]
+    assert at.session_state["qs_export_bytes"] == valid_bytes()
+
+
+def test_the_opened_file_and_the_draft_report_the_same_issues(state_dir):
+    at = paste(start(), '{"schema_version": ""}')
+    counts = [e.value for e in at.error if "件あります" in e.value]
+    assert counts[0].startswith("「貼り付けた JSON」を開きました。エラーが 5 件あります")
+    assert counts[1].startswith("エラーが 5 件あります（")
+    schema_error = next(e.value for e in at.error if "customized_question_set.v1" in e.value)
+    assert schema_error.startswith("空にできません") and "「」" not in schema_error
+    # an edit changes both counts together
+    at.text_input(key=f"qs_ordinance_id_{version(at)}").input("k1")
+    at.run()
+    counts = [e.value for e in at.error if "件あります" in e.value]
+    assert "エラーが 4 件あります" in counts[0] and counts[1].startswith("エラーが 4 件あります（")
+
+
+def test_long_messages_can_be_read_whole(state_dir):
+    data = valid_payload()
+    data["schema_version"] = "customized_question_set.v1.0"
+    at = paste(start(), json.dumps(data, ensure_ascii=False))
+    message = next(e for e in at.error if "形式が不正です" in e.value).value  # next to the field
+    assert len(message) > 60
+    full = [t.value for x in at.expander if x.label == "全文を表示" for t in x.text]
+    assert f"schema_version\n{message}" in full
