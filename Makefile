@@ -17,9 +17,15 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 	$(PIP) install --quiet -r requirements-dev.txt
 	touch $@
 
-setup: $(VENV)/.installed
+## The project itself, editable (no dependencies: the pins above are the install), so that
+## `python -m core` and `import core` work from any folder with this venv's python.
+$(VENV)/.installed-project: pyproject.toml setup.py $(VENV)/.installed
+	$(PIP) install --quiet --no-deps -e .
+	touch $@
 
-setup-dev: $(VENV)/.installed-dev
+setup: $(VENV)/.installed $(VENV)/.installed-project
+
+setup-dev: $(VENV)/.installed-dev $(VENV)/.installed-project
 
 ## Build the default indexes (offline, with progress), then serve the app.
 run: setup
@@ -55,4 +61,4 @@ bench: setup-dev
 	$(PY) -m bench.retrieval
 
 clean:
-	rm -rf chroma_db logs indexes state .pytest_cache
+	rm -rf chroma_db logs indexes state .pytest_cache build dist *.egg-info
