@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 PORT   ?= 8501
 
-.PHONY: run test setup setup-dev index lint format browser-deps bench clean
+.PHONY: run test setup setup-dev index lint format browser-deps bench fresh-clone-check clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,10 @@ format: setup-dev
 
 bench: setup-dev
 	$(PY) -m bench.retrieval
+
+## The unit tests in a fresh clone of HEAD with nothing beside it (browser tests skipped).
+fresh-clone-check: setup-dev
+	PYTHON=$(abspath $(PY)) scripts/fresh_clone_check.sh
 
 clean:
 	rm -rf chroma_db logs indexes state .pytest_cache build dist *.egg-info
