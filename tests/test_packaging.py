@@ -16,7 +16,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import setuptools
 from packaging.requirements import Requirement
+from packaging.version import Version
 
 from core.interview.domains import load_domains
 from core.question_sets.golden import list_pools
@@ -70,18 +72,27 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict:
         if not k.startswith(("WB_", "OPENAI_", "NEO4J_", "PYTHON", "PIP_"))
     }
     env["XDG_DATA_HOME"] = str(work / "xdg")
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", work / "dist", src], work, env)  # fmt: skip
-    wheel = next((work / "dist").glob("soc_workbench-*.whl"))
+    if Version(setuptools.__version__) < Version("70.1"):
+        pytest.fail("setuptools 70.1 以上が必要です（requirements-dev.txt: make setup-dev）")
+    pip = ["-m", "pip", "--disable-pip-version-check", "-q"]
+    offline = ["--no-deps", "--no-index"]
+    dist = work / "dist"
+    run(
+        [sys.executable, *pip, "wheel", *offline, "--no-build-isolation", "-w", dist, src],
+        work,
+        env,
+    )
+    (wheel,) = dist.glob("soc_workbench-*.whl")
 
     venv = work / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", venv], work, env)
     python = venv / "bin" / "python"
-    purelib = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], work, env).stdout.strip())  # fmt: skip
+    where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    purelib = Path(run([python, "-c", where], work, env).stdout.strip())
     # This interpreter's site-packages folders (its own and any it reaches through .pth files).
     ours = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")]
     (purelib / "_workbench_deps.pth").write_text("\n".join(ours) + "\n")
-    run([python, "-m", "pip", "--disable-pip-version-check", "install", "--no-deps", "--no-index", "--ignore-installed", "-q", wheel], work, env)  # fmt: skip
+    run([python, *pip, "install", *offline, "--ignore-installed", wheel], work, env)
 
     cwd = work / "elsewhere"  # outside the checkout
     cwd.mkdir()
