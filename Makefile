@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 PORT   ?= 8501
 
-.PHONY: run test setup setup-dev index lint format browser-deps bench clean
+.PHONY: run test setup setup-dev index lint format browser-deps bench fresh-clone-check clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,15 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 	$(PIP) install --quiet -r requirements-dev.txt
 	touch $@
 
-setup: $(VENV)/.installed
+## The project itself, editable (no dependencies: the pins above are the install), so that
+## `python -m core` and `import core` work from any folder with this venv's python.
+$(VENV)/.installed-project: pyproject.toml setup.py $(VENV)/.installed
+	$(PIP) install --quiet --no-deps -e .
+	touch $@
 
-setup-dev: $(VENV)/.installed-dev
+setup: $(VENV)/.installed $(VENV)/.installed-project
+
+setup-dev: $(VENV)/.installed-dev $(VENV)/.installed-project
 
 ## Build the default indexes (offline, with progress), then serve the app.
 run: setup
@@ -54,5 +60,9 @@ format: setup-dev
 bench: setup-dev
 	$(PY) -m bench.retrieval
 
+## The unit tests in a fresh clone of HEAD with nothing beside it (browser tests skipped).
+fresh-clone-check: setup-dev
+	PYTHON=$(abspath $(PY)) scripts/fresh_clone_check.sh
+
 clean:
-	rm -rf chroma_db logs indexes state .pytest_cache
+	rm -rf chroma_db logs indexes state .pytest_cache build dist *.egg-info

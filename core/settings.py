@@ -6,10 +6,17 @@ Environment variables use the ``WB_`` prefix (``WB_STATE_DIR``, ``WB_EMBEDDER`` 
 
 Generated state (Chroma, BM25 and FAISS indexes, manifests, logs, session stores) lives at
 the project root by default; with ``WB_STATE_DIR`` all of it moves under that folder.
+
+An installed copy (``pip install .``) carries the shipped inputs (``data/``, ``eval/``) inside
+the package, as ``core/_shipped/`` (``setup.py`` maps them there): ``PROJECT_ROOT`` is that folder,
+``.env`` is read from the current folder and generated state goes to the user's data folder
+(``$XDG_DATA_HOME/soc-workbench``, else ``~/.local/share/soc-workbench``), never into the
+installation. A checkout and an editable install (``pip install -e .``) behave as before.
 """
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -17,7 +24,18 @@ from typing import Literal
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# Present only in an installed copy: the wheel's copy of data/ and eval/.
+_SHIPPED_DIR = _PACKAGE_DIR / "_shipped"
+INSTALLED = _SHIPPED_DIR.is_dir()
+# The folder holding the shipped inputs (data/, eval/): the checkout, or their installed copy.
+PROJECT_ROOT = _SHIPPED_DIR if INSTALLED else _PACKAGE_DIR.parent
+
+
+def user_state_dir() -> Path:
+    """Generated state of an installed copy: ``$XDG_DATA_HOME/soc-workbench`` (XDG base dirs)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "soc-workbench"
 
 
 def _default_datasets_dir() -> Path | None:
@@ -33,7 +51,7 @@ def _env(name: str) -> AliasChoices:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="WB_",
-        env_file=str(PROJECT_ROOT / ".env"),
+        env_file=".env" if INSTALLED else str(PROJECT_ROOT / ".env"),
         env_file_encoding="utf-8",
         extra="ignore",
         populate_by_name=True,
@@ -43,7 +61,10 @@ class Settings(BaseSettings):
     project_root: Path = PROJECT_ROOT
     state_dir: Path | None = Field(
         default=None,
-        description="Folder for all generated state; the project root when unset.",
+        description=(
+            "Folder for all generated state; when unset, the project root (checkout) or the "
+            "user's data folder (installed copy, ``user_state_dir()``)."
+        ),
     )
     runbooks_dir: Path = PROJECT_ROOT / "data" / "runbooks"
     datasets_dir: Path | None = Field(
@@ -117,7 +138,9 @@ class Settings(BaseSettings):
     # --- derived paths ---------------------------------------------------------------
     @property
     def state_root(self) -> Path:
-        return (self.state_dir or self.project_root).resolve()
+        if self.state_dir is not None:
+            return self.state_dir.resolve()
+        return (user_state_dir() if INSTALLED else self.project_root).resolve()
 
     @property
     def chroma_dir(self) -> Path:
