@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.errors import PathNotAllowedError
 from core.settings import PROJECT_ROOT
 from tests.conftest import make_settings
-from tests.support.jsquad_fixture import SMALL_TITLES
+from tests.support.jsquad_fixture import SMALL_TITLES, write_jsquad
+from ui.wiki import check_page_sources
 
 PAGE = str(PROJECT_ROOT / "pages" / "wiki_qa.py")
 
@@ -103,3 +106,30 @@ def test_an_index_built_with_another_vector_window_is_announced(monkeypatch, wik
     assert not at.exception
     assert any("WB_ARTICLE_VECTOR_WINDOW=0" in i.value for i in at.info)
     assert at.text_input  # the index is still served and the page still works
+
+
+def test_the_build_form_offers_the_configured_jsquad_or_says_how_to_set_it(monkeypatch, tmp_path):
+    datasets = tmp_path / "datasets"
+    datasets.mkdir()
+    state = tmp_path / "state"
+    at = page(monkeypatch, state, WB_DATASETS_DIR=str(datasets))  # configured, file not there
+    assert not at.exception
+    assert at.text_input[1].value == "hf:20231101.ja"
+    hint = next(c.value for c in at.caption if "WB_DATASETS_DIR" in c.value)
+    assert "JGLUE" in hint and "jsquad:" in hint
+
+    jsquad = datasets / "jsquad-v1.3" / "valid-v1.3.json"
+    jsquad.parent.mkdir()
+    write_jsquad(jsquad, ["風鈴"])
+    at = page(monkeypatch, state, WB_DATASETS_DIR=str(datasets))
+    assert not at.exception
+    assert at.text_input[1].value == f"jsquad:{jsquad}"
+    assert not any("WB_DATASETS_DIR" in c.value for c in at.caption)
+    # the data sets folder is an allowed source root; a file beside it is not
+    settings = make_settings(state, datasets_dir=datasets)
+    assert check_page_sources(settings, f"jsquad:{jsquad}")[0].path == jsquad
+    outside = write_jsquad(tmp_path / "valid.json", ["風鈴"])
+    with pytest.raises(PathNotAllowedError, match="WB_ALLOWED_ROOTS"):
+        check_page_sources(settings, f"jsquad:{outside}")
+    with pytest.raises(PathNotAllowedError):
+        check_page_sources(make_settings(state, datasets_dir=None), f"jsquad:{jsquad}")
