@@ -41,11 +41,11 @@ def allowed_source_roots(settings: Settings) -> list[Path]:
 
 
 JSQUAD_VALID_PARTS = ("jsquad-v1.3", "valid-v1.3.json")
-DATASETS_HINT_JA = (
+DATASETS_HINT_JA = (  # Markdown (st.caption)
     "JSQuAD（JGLUE v1.3、CC BY-SA 4.0）で試すには、https://github.com/yahoojapan/JGLUE から"
-    "取得した jsquad-v1.3/valid-v1.3.json を置いたフォルダを環境変数 WB_DATASETS_DIR に設定して"
-    "アプリを起動し直すか、ソースに jsquad:<ファイルのパス> を入力してください"
-    "（画面から読めるのは WB_ALLOWED_ROOTS と WB_DATASETS_DIR の下のファイルです）。"
+    "取得した `jsquad-v1.3/valid-v1.3.json` を置いたフォルダを `WB_DATASETS_DIR`"
+    "（環境変数または `.env`）に設定するか、ソースに `jsquad:<ファイルのパス>` を入力してください"
+    "（画面から読めるのは `WB_ALLOWED_ROOTS` と `WB_DATASETS_DIR` の下のファイルです）。"
 )
 
 
