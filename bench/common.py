@@ -1,6 +1,7 @@
 """Shared pieces of the retrieval benchmark: the JSQuAD corpus, metrics, timing, machine info.
 
-JSQuAD is read from ``../shared/datasets`` (never copied into the project). Each paragraph is
+JSQuAD valid (JGLUE v1.3, CC BY-SA 4.0) is read from ``$WB_DATASETS_DIR/jsquad-v1.3/`` (never
+copied into the project; ``jsquad_path`` exits with a message when it is not there). Each paragraph is
 one passage: its ``context`` is ``"title [SEP] text"``; the gold passage of a question is the
 paragraph it was asked about.
 """
@@ -19,11 +20,12 @@ import numpy as np
 
 from core.ingest.wikipedia import jsquad_articles, parse_sources
 from core.schemas.documents import Document
+from core.settings import Settings
 from core.text.normalize import normalize_article
 
 BENCH_DIR = Path(__file__).resolve().parent
 CACHE_DIR = BENCH_DIR / ".cache"
-JSQUAD_PATH = BENCH_DIR.parent.parent / "shared" / "datasets" / "jsquad-v1.3" / "valid-v1.3.json"
+JSQUAD_PARTS = ("jsquad-v1.3", "valid-v1.3.json")
 UPDATED_AT = "2023-01-01T00:00:00+00:00"  # fixed, so that rebuilds are reproducible
 KS = (1, 5, 10)
 
@@ -43,8 +45,23 @@ class Question:
     pid: str  # gold paragraph
 
 
-def load_jsquad(path: Path = JSQUAD_PATH) -> tuple[list[Paragraph], list[Question]]:
+def jsquad_path() -> Path:
+    """JSQuAD valid in the data sets folder (``WB_DATASETS_DIR``); exits with a message when absent."""
+    settings = Settings()
+    path = settings.dataset_path(*JSQUAD_PARTS)
+    if path is None:
+        where = settings.datasets_dir or "（未設定）"
+        raise SystemExit(
+            "このベンチマークには JSQuAD v1.3 の valid-v1.3.json（JGLUE、CC BY-SA 4.0、"
+            "https://github.com/yahoojapan/JGLUE）が必要です。jsquad-v1.3/valid-v1.3.json を置いた"
+            f"フォルダを WB_DATASETS_DIR に設定してください（現在: {where}）。"
+        )
+    return path
+
+
+def load_jsquad(path: Path | None = None) -> tuple[list[Paragraph], list[Question]]:
     """Unique paragraphs (with questions) and their questions, read by the wiki source loader."""
+    path = path or jsquad_path()
     paragraphs: list[Paragraph] = []
     questions: list[Question] = []
     seen: dict[str, str] = {}  # context -> pid (dedupe identical paragraphs)

@@ -36,11 +36,11 @@ from core.text.normalize import normalize_query
 from .baseline import BaselineBM25, BaselineDense, char_bigrams, ensemble_rrf, whitespace_split
 from .common import (
     CACHE_DIR,
-    JSQUAD_PATH,
     Question,
     cached_query_vectors,
     embed_seconds,
     gold_rank,
+    jsquad_path,
     latency,
     load_jsquad,
     machine_info,
@@ -316,7 +316,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
     started = time.perf_counter()
     skip_100k = args.skip_100k or args.quick
 
-    paragraphs, questions = load_jsquad()
+    path = jsquad_path()
+    paragraphs, questions = load_jsquad(path)
     if args.quick:
         questions = questions[:500]
     texts = [normalize_query(q.text) for q in questions]
@@ -330,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         "machine": machine_info(),
         "mode": "quick" if args.quick else "full",
         "dataset": {
-            "path": str(JSQUAD_PATH),
+            "path": str(path),
             "paragraphs": len(paragraphs),
             "questions": len(questions),
         },

@@ -31,7 +31,7 @@ from core.wiki.index import build_wiki_index, wiki_status
 from core.wiki.qa import WikiConfig, answer_body, ask
 from core.wiki.search import is_evidence, search_wiki
 
-from .common import CACHE_DIR, JSQUAD_PATH, embed_seconds, latency, machine_info
+from .common import CACHE_DIR, embed_seconds, jsquad_path, latency, machine_info
 
 STATE = CACHE_DIR / "wiki-state"
 DEV = CACHE_DIR / "dev.jsonl"
@@ -45,14 +45,14 @@ def ensure_index(settings: Settings) -> dict:
     status = wiki_status(settings)
     if not status.built:
         print("building the JSQuAD valid index (cached vectors are reused)…", flush=True)
-        report = build_wiki_index(settings, f"jsquad:{JSQUAD_PATH}")
+        report = build_wiki_index(settings, f"jsquad:{jsquad_path()}")
         print(report.summary_ja(), flush=True)
         status = wiki_status(settings)
     return {"articles": status.articles, "chunks": status.chunks, "embedder": status.embedder}
 
 
 def ensure_dev() -> list[dict]:
-    spec = parse_sources(f"jsquad:{JSQUAD_PATH}")[0]
+    spec = parse_sources(f"jsquad:{jsquad_path()}")[0]
     records, report = make_dev_set(spec, 450, 60)
     DEV.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
     print(
@@ -132,7 +132,7 @@ def evidence_floor(settings: Settings, records: list[dict], n: int) -> dict:
 
 def build_rate(n_articles: int) -> dict:
     """A fresh build (no cache) of the first articles vs. the embedder alone, same passages."""
-    spec = parse_sources(f"jsquad:{JSQUAD_PATH}")[0]
+    spec = parse_sources(f"jsquad:{jsquad_path()}")[0]
     articles = [(t, p) for t, p in jsquad_articles(spec)][3 : 3 + n_articles]
     docs = [article_document(Article(t, "\n".join(x.text for x in p), t)) for t, p in articles]
     window = Settings(_env_file=None).article_vector_window
@@ -187,6 +187,7 @@ def main() -> None:
     parser.add_argument("--skip-quality", action="store_true", help="(1) is `wiki eval` twice")
     parser.add_argument("--json", type=Path, default=CACHE_DIR / "wiki.json")
     args = parser.parse_args()
+    jsquad_path()  # exits with a message naming WB_DATASETS_DIR when JSQuAD is not there
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     load = [round(os.getloadavg()[0], 2)]

@@ -70,9 +70,10 @@ class Settings(BaseSettings):
     datasets_dir: Path | None = Field(
         default_factory=lambda: _default_datasets_dir(),
         description=(
-            "Folder of the development data sets (jsquad-v1.3/, runbooks-dev/) for benchmarks and "
-            "development runs; ``../shared/datasets`` beside the project when it exists. Never "
-            "needed by the app or the tests."
+            "Folder of the development data sets (jsquad-v1.3/, runbooks-dev/) for benchmarks, "
+            "development runs and the Wikipedia QA page's default build source; "
+            "``../shared/datasets`` beside the project when it exists. Never needed by the app "
+            "or the tests."
         ),
     )
     allowed_roots: list[Path] = Field(

@@ -9,7 +9,14 @@ from core.wiki.index import wiki_status
 from core.wiki.qa import WikiConfig, ask
 from core.wiki.search import DEFAULT_MODE
 from ui.resources import settings as get_settings
-from ui.wiki import check_page_sources, current_job, render_answer, start_build
+from ui.wiki import (
+    DATASETS_HINT_JA,
+    check_page_sources,
+    current_job,
+    default_build_source,
+    render_answer,
+    start_build,
+)
 
 settings = get_settings()
 state = st.session_state
@@ -104,14 +111,13 @@ def build_panel() -> None:
         )
     default_source = (live.interrupted or {}).get("sources") or []
     default_max = (live.interrupted or {}).get("max_articles") or 0
-    jsquad = (
-        settings.project_root.parent / "shared" / "datasets" / "jsquad-v1.3" / "valid-v1.3.json"
-    )
+    jsquad = default_build_source(settings)
+    if jsquad is None:
+        st.caption(DATASETS_HINT_JA)
     with st.form("wiki_build"):
         source = st.text_input(
             "ソース（カンマ区切りで複数可）",
-            value=",".join(default_source)
-            or (f"jsquad:{jsquad}" if jsquad.exists() else "hf:20231101.ja"),
+            value=",".join(default_source) or jsquad or "hf:20231101.ja",
             help="hf:<config>（Hugging Face）、{id, title, text} の .jsonl / .parquet、jsquad:<JSQuAD 形式 JSON>",
         )
         max_articles = st.number_input(

@@ -10,7 +10,6 @@ import pytest
 from core.settings import PROJECT_ROOT, Settings
 
 SAMPLE_RUNBOOKS = PROJECT_ROOT / "data" / "runbooks"
-JSQUAD_VALID = PROJECT_ROOT.parent / "shared" / "datasets" / "jsquad-v1.3" / "valid-v1.3.json"
 
 
 @pytest.fixture(autouse=True)

@@ -33,3 +33,14 @@ def test_provider_variables_are_read_as_they_are(monkeypatch):
     assert s.openai_base_url == "http://127.0.0.1:9/v1" and s.llm_enabled
     assert s.answer_mode == "llm"
     assert s.neo4j_uri == "bolt://127.0.0.1:7687"
+
+
+def test_datasets_dir_is_read_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("WB_DATASETS_DIR", str(tmp_path))
+    s = Settings(_env_file=None)
+    assert s.datasets_dir == tmp_path
+    assert s.dataset_path("jsquad-v1.3", "valid-v1.3.json") is None  # not there: benches stop
+    wanted = tmp_path / "jsquad-v1.3" / "valid-v1.3.json"
+    wanted.parent.mkdir()
+    wanted.write_text("{}", "utf-8")
+    assert s.dataset_path("jsquad-v1.3", "valid-v1.3.json") == wanted

@@ -35,8 +35,25 @@ MODE_LABELS = {
 
 
 def allowed_source_roots(settings: Settings) -> list[Path]:
-    """Where page users may point a file source: the allowed roots and the shared datasets."""
-    return [*settings.allowed_roots, settings.project_root.parent / "shared" / "datasets"]
+    """Where page users may point a file source: the allowed roots and the data sets folder
+    (``WB_DATASETS_DIR``) when one is configured."""
+    datasets = [settings.datasets_dir] if settings.datasets_dir is not None else []
+    return [*settings.allowed_roots, *datasets]
+
+
+JSQUAD_VALID_PARTS = ("jsquad-v1.3", "valid-v1.3.json")
+DATASETS_HINT_JA = (  # Markdown (st.caption)
+    "JSQuAD（JGLUE v1.3、CC BY-SA 4.0）で試すには、https://github.com/yahoojapan/JGLUE から"
+    "取得した `jsquad-v1.3/valid-v1.3.json` を置いたフォルダを `WB_DATASETS_DIR`"
+    "（環境変数または `.env`）に設定するか、ソースに `jsquad:<ファイルのパス>` を入力してください"
+    "（画面から読めるのは `WB_ALLOWED_ROOTS` と `WB_DATASETS_DIR` の下のファイルです）。"
+)
+
+
+def default_build_source(settings: Settings) -> str | None:
+    """``jsquad:<path>`` of JSQuAD valid in the data sets folder, or None when it is not there."""
+    path = settings.dataset_path(*JSQUAD_VALID_PARTS)
+    return f"jsquad:{path}" if path is not None else None
 
 
 def check_page_sources(settings: Settings, text: str) -> list[SourceSpec]:

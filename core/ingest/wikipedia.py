@@ -40,7 +40,7 @@ SEP = " [SEP] "
 LOCAL_OPTIONS_JA = (
     "ローカルの記事ファイル（{id, title, text} の JSONL または Parquet のパス）か、"
     "JSQuAD 形式の JSON（jsquad:<パス>）を --source に指定してください"
-    "（例: --source jsquad:../shared/datasets/jsquad-v1.3/valid-v1.3.json）。"
+    "（例: --source jsquad:$WB_DATASETS_DIR/jsquad-v1.3/valid-v1.3.json）。"
 )
 
 

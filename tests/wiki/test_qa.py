@@ -16,7 +16,10 @@ from tests.conftest import make_settings
 from tests.support.openai_server import OpenAIStub
 
 REF_LINE = re.compile(r"^参照: \[\d+\] jawiki:[^#]+#chunk=\d+(, \[\d+\] jawiki:[^#]+#chunk=\d+)*$")
-QUESTION = "享保の後の元号は何か"
+QUESTION = "ガラスの風鈴が広まった時代はいつか"
+TITLE = "風鈴"  # the fixture article that answers QUESTION (one chunk)
+# Two chunks of the fixture article 灯台 pass the evidence floor: markers [0] and [1] are valid.
+SEVERAL = "灯台守は灯台で何をしていたか"
 
 
 def test_search_logs_k_rerank_n_and_the_fallback(wiki_settings, caplog):
@@ -26,7 +29,7 @@ def test_search_logs_k_rerank_n_and_the_fallback(wiki_settings, caplog):
     assert "Search k=16 -> rerank=False -> topn=5" in lines
     assert any(line.startswith("Rerank fallback:") and "order" in line for line in lines)
     assert len(found.hits) == 5 and found.rerank_fallback
-    assert found.hits[0].chunk.title == "享保"
+    assert found.hits[0].chunk.title == TITLE
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="core.wiki"):
         dense = search_wiki(wiki_settings, QUESTION, topn=3, rerank=False, mode="dense")
@@ -56,9 +59,9 @@ def test_extractive_answer_has_markers_and_the_reference_line(wiki_settings):
     cited = [c for c in answer.citations if c.cited]
     assert "[0]" in body and cited[0].n == 0
     ref = cited[0]
-    assert "[0] jawiki:享保#chunk=" in line and ref.ref in line
-    assert ref.url == "https://ja.wikipedia.org/wiki/%E4%BA%AB%E4%BF%9D"
-    assert ref.ref.startswith("jawiki:享保#chunk=") and ref.file == "jawiki:享保"
+    assert f"[0] jawiki:{TITLE}#chunk=" in line and ref.ref in line
+    assert ref.url == "https://ja.wikipedia.org/wiki/%E9%A2%A8%E9%88%B4"
+    assert ref.ref.startswith(f"jawiki:{TITLE}#chunk=") and ref.file == f"jawiki:{TITLE}"
     assert not answer.flags.insufficient_evidence and answer.error is None
 
 
@@ -83,17 +86,17 @@ def test_bad_input_is_an_answer_with_the_error(wiki_settings, tmp_path):
 
 def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_settings, caplog):
     with OpenAIStub() as stub:
-        stub.queue(content="寛保です [0]。享保の次 [1][7]。\n\n参照: [0] jawiki:嘘#chunk=99")
+        stub.queue(content="火の番です [0]。燃料も運んだ [1][7]。\n\n参照: [0] jawiki:嘘#chunk=99")
         settings = wiki_settings.model_copy(
             update={"openai_base_url": stub.base_url, "openai_api_key": "test"}
         )
         with caplog.at_level(logging.INFO, logger="core.wiki"):
-            answer = wiki_ask(settings, QUESTION)
+            answer = wiki_ask(settings, SEVERAL)
         request = stub.chat_requests()[0]
     system, user = request["messages"][0], request["messages"][1]
     assert system["role"] == "system" and system["content"] == SYSTEM_PROMPT
-    assert user["content"].startswith(f"質問: {QUESTION}")
-    assert "[0] 享保\n" in user["content"]
+    assert user["content"].startswith(f"質問: {SEVERAL}")
+    assert "[0] 灯台\n" in user["content"]
     for phrase in ("範囲内のみ", "「不明」", "[0]、[1]", "書かないでください"):
         assert phrase in user["content"]
     assert (
@@ -103,10 +106,10 @@ def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_set
     assert answer.removed_refs == ["7"]
     assert any("[7]" in w for w in answer.warnings)
     assert "[7]" not in answer.answer and "jawiki:嘘" not in answer.answer
-    assert answer_body(answer) == "寛保です [0]。享保の次 [1]。"
+    assert answer_body(answer) == "火の番です [0]。燃料も運んだ [1]。"
     line = answer.answer.rpartition("\n\n")[2]
     assert REF_LINE.match(line)
-    assert line.startswith("参照: [0] jawiki:享保#chunk=") and ", [1] jawiki:" in line
+    assert line.startswith("参照: [0] jawiki:灯台#chunk=") and ", [1] jawiki:" in line
     messages = [r.getMessage() for r in caplog.records]
     assert "Removed invented references: [7]" in messages
     assert "Removed a reference list written by the model" in messages
@@ -140,7 +143,7 @@ def test_every_question_is_audited(wiki_settings):
     assert record["page"] == "wiki_qa" and record["session_id"] == "t-1"
     assert record["schema_version"] == 2
     assert record["answer_mode"] == "extractive" and record["search_config"]["topk"] == 16
-    assert record["search_results"][0]["ref"].startswith("jawiki:享保#chunk=")
+    assert record["search_results"][0]["ref"].startswith(f"jawiki:{TITLE}#chunk=")
 
 
 def test_article_urls_are_quoted():
