@@ -307,17 +307,17 @@ def summarize(issues: list[Issue], label: str = "質問セット") -> str:
     return head if len(issues) == 1 else f"{head}（ほか{len(issues) - 1}件）"
 
 
-def _plain(value: Any) -> Any:
+def plain_json(value: Any) -> Any:
     """A deep copy with plain dicts (drops the duplicate-key bookkeeping)."""
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain_json(v) for v in value]
     return value
 
 
 def _extra(obj: Mapping, known: tuple[str, ...]) -> dict[str, Any]:
-    return {k: _plain(v) for k, v in obj.items() if k not in known}
+    return {k: plain_json(v) for k, v in obj.items() if k not in known}
 
 
 def parse_question_set(data: Any) -> QuestionSet:
@@ -355,7 +355,7 @@ def read_question_set(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Q
 
 
 def _ordered_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
-    ordered = {k: _plain(meta[k]) for k in METADATA_KEYS if k in meta}
+    ordered = {k: plain_json(meta[k]) for k in METADATA_KEYS if k in meta}
     ordered.update(_extra(meta, METADATA_KEYS))
     return ordered
 
@@ -419,6 +419,7 @@ __all__ = [
     "loads_question_set",
     "parse_json_bytes",
     "parse_question_set",
+    "plain_json",
     "read_bytes",
     "read_question_set",
     "save_question_set",

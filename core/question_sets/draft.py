@@ -27,6 +27,7 @@ from core.question_sets.contract import (
     SET_KEYS,
     Issue,
     QuestionSet,
+    plain_json,
     to_payload,
 )
 
@@ -66,14 +67,6 @@ def _as_text(value: Any, path: str, notes: list[Issue]) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _duplicate_key_notes(value: Any, path: str) -> Iterator[Issue]:
     """A note for every key given twice in an object (the draft keeps its last value)."""
     if isinstance(value, Mapping):
@@ -101,22 +94,22 @@ def draft_from_payload(data: Any) -> tuple[Draft, list[Issue]]:
         return blank_draft(), notes
     draft = Draft(
         schema_version=_as_text(data.get("schema_version"), "schema_version", notes),
-        root_extra={k: _plain(v) for k, v in data.items() if k not in ROOT_KEYS},
+        root_extra={k: plain_json(v) for k, v in data.items() if k not in ROOT_KEYS},
     )
     body = data.get(ARTIFACT)
     if not isinstance(body, Mapping):
         if body is not None:
-            draft.root_extra[ARTIFACT] = _plain(body)
+            draft.root_extra[ARTIFACT] = plain_json(body)
             notes.append((ARTIFACT, "オブジェクトではないため、内容を読み込めませんでした"))
         return draft, notes
     for name in HEADER_FIELDS:
         setattr(draft, name, _as_text(body.get(name), f"{ARTIFACT}.{name}", notes))
-    draft.extra = {k: _plain(v) for k, v in body.items() if k not in SET_KEYS}
+    draft.extra = {k: plain_json(v) for k, v in body.items() if k not in SET_KEYS}
     meta = body.get("metadata")
     if isinstance(meta, Mapping):
-        draft.metadata = _plain(meta)
+        draft.metadata = plain_json(meta)
     elif "metadata" in body:
-        draft.extra["metadata"] = _plain(meta)  # kept as it is: validation reports it
+        draft.extra["metadata"] = plain_json(meta)  # kept as it is: validation reports it
     questions = body.get("questions")
     if isinstance(questions, list):
         for index, item in enumerate(questions):
@@ -128,7 +121,7 @@ def draft_from_payload(data: Any) -> tuple[Draft, list[Issue]]:
                         question_text=_as_text(
                             item.get("question_text"), f"{path}.question_text", notes
                         ),
-                        extra={k: _plain(v) for k, v in item.items() if k not in QUESTION_KEYS},
+                        extra={k: plain_json(v) for k, v in item.items() if k not in QUESTION_KEYS},
                     )
                 )
             else:
