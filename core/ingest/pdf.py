@@ -636,6 +636,7 @@ def _merge_wrapped_headings(pages: list[list[_Line]]) -> None:
                 and a.heading == b.heading
                 and abs(a.size - b.size) < 0.3
                 and 0 < a.y - b.y <= 1.6 * a.size
+                and not _HEADING_NUMBER.match(b.text.strip())
             ):
                 joiner = "" if is_cjk(a.text.strip()[-1:] or " ") else " "
                 a.text = a.text.rstrip() + joiner + b.text.lstrip()
