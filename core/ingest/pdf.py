@@ -15,7 +15,8 @@
 3. **Tables of contents.** A line ending in a page number after a dotted leader
    (``Title ........ 12``) is a contents entry; after a heading line named 目次 / Contents /
    Table of Contents / List of Tables / List of Figures, the lines of that page ending in a page
-   number are entries too, and so is a line followed by an entry (a wrapped entry). Entries are
+   number are entries too, up to the first line that is none and is not followed by one, and so
+   is a line followed by an entry (a wrapped entry). Entries are
    dropped from the text: they repeat the titles that the headings already carry and, indexed,
    they match every question without answering any. The contents' own heading stays (as a
    heading with an empty body, it makes no chunk).
@@ -355,7 +356,9 @@ def _drop_running_lines(pages: list[list[_Line]], boxes: list[tuple[float, float
 
 # --- tables of contents -----------------------------------------------------------------------
 
-_LEADER_ENTRY = re.compile(r".*\S\s*(?:\.{3,}|…+|(?:\.\s){3,}|・{3,}|·{3,}|_{3,})\s*\S*\d+\s*")
+_LEADER_ENTRY = re.compile(
+    r".*\S\s*(?:\.{3,}|…+|‥+|(?:\.\s){3,}|・{3,}|·{3,}|．{3,}|_{3,})\s*\S*\d+\s*"
+)
 _ENDS_IN_NUMBER = re.compile(rf".*\S\s+(?:\d{{1,4}}|{_ROMAN})", re.IGNORECASE)
 _TOC_TITLE = re.compile(
     r"(?:目\s*次|contents|table\s+of\s+contents|list\s+of\s+(?:tables|figures|exhibits)|"
@@ -367,18 +370,30 @@ _TOC_TITLE = re.compile(
 def _drop_contents(pages: list[list[_Line]]) -> None:
     for lines in pages:
         body = [ln for ln in lines if "running" not in ln.flags]
+        texts = [" ".join(ln.text.split()) for ln in body]
         in_contents = False
-        for line in body:
-            text = " ".join(line.text.split())
+        for number, (line, text) in enumerate(zip(body, texts, strict=True)):
             if _TOC_TITLE.fullmatch(text):
                 in_contents = True
                 line.flags.add("contents-title")
                 continue
             if _LEADER_ENTRY.fullmatch(text) or (in_contents and _ENDS_IN_NUMBER.fullmatch(text)):
                 line.flags.add("contents")
+            elif in_contents:  # a wrapped entry goes on; anything else ends the contents
+                nxt = body[number + 1] if number + 1 < len(body) else None
+                in_contents = (
+                    nxt is not None
+                    and abs(nxt.size - line.size) <= 0.6
+                    and bool(_ENDS_IN_NUMBER.fullmatch(texts[number + 1]))
+                )
         for number, line in enumerate(body[:-1]):  # a wrapped entry: the line before an entry
             nxt = body[number + 1]
-            if "contents" in nxt.flags and not line.flags and len(line.text) < 120:
+            if (
+                "contents" in nxt.flags
+                and not line.flags
+                and len(line.text) < 120
+                and abs(nxt.size - line.size) <= 0.6
+            ):
                 has_entries = sum("contents" in ln.flags for ln in body) >= 3
                 if has_entries and not line.text.rstrip().endswith((".", "。")):
                     line.flags.add("contents")
@@ -747,8 +762,8 @@ def _join_text(a: str, b: str, hyphenated: set[str], plain: set[str]) -> str:
         if f"{head}-{word}".lower() in hyphenated and joined not in plain:
             return a + b
         return a[:-1] + b
-    if match:
-        return a + b  # "COVID-" + "19", "pre-" + "Windows": a real hyphen
+    if match or a.endswith(("—", "–")):
+        return a + b  # "COVID-" + "19", "pre-" + "Windows": a real hyphen; a dash
     if a and b and (is_cjk(a[-1]) or is_cjk(b[0])):
         return a + b
     return a + " " + b

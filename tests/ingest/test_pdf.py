@@ -271,6 +271,23 @@ def test_contents_without_leaders_after_a_contents_heading(tmp_path: Path):
     assert [t for _, t in tree(doc)] == ["Contents", "Overview", "Escalation"]
 
 
+def test_contents_end_where_the_body_starts_on_the_same_page(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Contents", 16, "B")
+    write(pdf, "Scope    1")
+    write(pdf, "Escalation    1")
+    write(pdf, "Scope", 16, "B")
+    write(pdf, "This plan was last revised in 2012")
+    write(pdf, "Escalation", 16, "B")
+    write(pdf, "Call the duty manager on extension 4410")
+    doc = load(tmp_path, pdf)
+    assert "This plan was last revised in 2012" in doc.text
+    assert "Call the duty manager on extension 4410" in doc.text
+    assert "Scope 1" not in doc.text and "Escalation 1" not in doc.text
+    assert section_of(doc, "revised in 2012") == ("Scope",)
+
+
 # --- running headers, footers, page numbers ---------------------------------------------------
 
 
