@@ -25,7 +25,8 @@
    start of one to four consecutive lines (nearest to the bookmark's ``/Top`` when several
    match); the matched part becomes the heading line, the rest of the line stays body text. An
    entry found nowhere is written as a line of its own at its ``/Top`` position. Levels come from
-   the outline's nesting. Without an outline: the body size is the size that carries the most
+   the outline's nesting, deepened by numbers where the outline is flatter than they are
+   (``2.3.1`` under ``2.3``). Without an outline: the body size is the size that carries the most
    characters; a short line (at most 120 characters, not ending in a comma or a sentence-ending
    period) set larger than the body, or bold at the body size (at least 90 % of its characters),
    is a heading; a style (size, weight) that occurs once on the first page as its largest text is
@@ -442,7 +443,29 @@ def _outline_entries(reader: Any) -> list[tuple[int, int, float | None, str]]:
     except Exception as exc:  # a broken outline: read the PDF as if it had none
         log.info("unreadable PDF outline: %s", exc)
         return []
-    return entries
+    return _nest_by_numbers(entries)
+
+
+_DOTTED_NUMBER = re.compile(r"(\d{1,3}(?:\.\d{1,3})*)\.?\s")
+
+
+def _nest_by_numbers(
+    entries: list[tuple[int, int, float | None, str]],
+) -> list[tuple[int, int, float | None, str]]:
+    """Deepen a flat outline by its numbers: ``2.3.1`` goes one level under the entry ``2.3``
+    wherever the outline put it (many outlines list every subsection at one level)."""
+    levels: dict[str, int] = {}
+    out = []
+    for level, page, top, title in entries:
+        match = _DOTTED_NUMBER.match(title + " ")
+        if match:
+            number = match.group(1)
+            parent = number.rsplit(".", 1)[0] if "." in number else None
+            if parent is not None and parent in levels:
+                level = max(level, levels[parent] + 1)
+            levels[number] = level
+        out.append((level, page, top, title))
+    return out
 
 
 def _title_keys(title: str) -> list[str]:

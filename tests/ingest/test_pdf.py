@@ -148,6 +148,22 @@ def test_outline_gives_headings_levels_and_spans(tmp_path: Path):
     assert section_of(doc, "Precursors and indicators") == ("2 Detection", "Signs of an Incident")
 
 
+def test_a_flat_outline_is_nested_by_its_numbers(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    for title in ["2. Detection", "2.1 Triage", "2.1.1 Queues", "2.2 Analysis", "3. Recovery"]:
+        pdf.start_section(title, level=0)  # every entry at the top level of the outline
+        write(pdf, title, 13, "B")
+        write(pdf, f"Work for {title}. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert [h.level for h in doc.headings] == [1, 2, 3, 2, 1]
+    assert section_of(doc, "Work for 2.1.1 Queues") == (
+        "2. Detection",
+        "2.1 Triage",
+        "2.1.1 Queues",
+    )
+
+
 def test_outline_title_at_the_start_of_a_paragraph_is_split_from_it(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
