@@ -2,12 +2,7 @@
 
 ``read_pdf`` works from the page, not from line patterns:
 
-1. **Lines with their look.** pypdf's ``extract_text(visitor_text=...)`` gives every text run
-   with its font, size and position; the runs are grouped into lines carrying their page, baseline,
-   left and right edge (run widths from the font's metrics, see ``_Fonts``), dominant size and
-   weight. A gap
-   of more than ``_CELL_GAP_EM`` between two runs of a line is a table cell boundary and becomes
-   ``" | "``; a smaller gap with no blank at the junction becomes a space.
+1. **Lines with their look**: ``core.ingest.pdf_lines``.
 2. **Running headers and footers.** A line among the two top-most or two bottom-most lines of a
    page, in the outer 15 % of the page height, is removed when its text with every digit and
    roman numeral folded occurs in that zone on at least 40 % of the pages (and two pages), or
@@ -63,24 +58,22 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from core.errors import SourceFileError
+from core.ingest.pdf_lines import FontWidths, PdfLine, is_cjk, page_lines
 from core.schemas.documents import Heading
 from core.text.chunking import pdf_heading_level
 from core.text.normalize import normalize_text
 
 log = logging.getLogger(__name__)
 
-__all__ = ["PdfText", "is_cjk", "read_pdf"]
+__all__ = ["PdfText", "read_pdf", "structure"]
 
-_CELL_GAP_EM = 2.5
-_SPACE_GAP_EM = 0.2
 _MARGIN_ZONE = 0.15
 _REPEAT_SHARE = 0.4
 _MAX_HEADING_CHARS = 120
-_BOLD_SHARE = 0.9
 _PITCH_FACTOR = 1.3
 _DROPPED = frozenset({"running", "contents"})
 
@@ -92,22 +85,6 @@ class PdfText:
     text: str
     headings: tuple[Heading, ...]
     title: str | None  # the metadata title, else the title line found by font size
-
-
-@dataclass(slots=True)
-class _Line:
-    text: str
-    page: int
-    y: float  # baseline, PDF user space (grows upwards)
-    x0: float
-    x1: float
-    size: float
-    bold: bool
-    first_word_width: float  # width of the first word, to tell a wrapped line from a short one
-    symbol_start: bool = False  # the first run is a single glyph of a symbol font
-    heading: int = 0  # level when the line is a heading
-    title: bool = False
-    flags: set[str] = field(default_factory=set)
 
 
 # --- opening ----------------------------------------------------------------------------------
@@ -139,183 +116,6 @@ def _broken(name: str, path: str, exc: Exception) -> SourceFileError:
     )
 
 
-# --- runs to lines ----------------------------------------------------------------------------
-
-_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b|w[6-9]\b", re.IGNORECASE)
-_SYMBOL_FONT = re.compile(r"symbol|dingbat|wingding|webding", re.IGNORECASE)
-
-
-class _Fonts:
-    """Text widths from the font's own metrics (pypdf), cached per font dictionary.
-
-    pypdf keys the widths of composite (Type0, CID) fonts by glyph id rather than by character,
-    so for those, and whenever metrics are missing, the width is estimated: 1 em for Japanese
-    and other full-width characters, half an em for the rest.
-    """
-
-    def __init__(self) -> None:
-        self._cache: dict[int, Any] = {}
-        self._keep: list[Any] = []
-
-    def width(self, font_dict: Any, text: str, size: float) -> float:
-        key = id(font_dict)
-        if key not in self._cache:
-            font = None
-            try:
-                if font_dict.get("/Subtype") != "/Type0":
-                    from pypdf.generic._font import Font
-
-                    font = Font.from_font_resource(font_dict)
-            except Exception:  # private API or an odd font: estimate instead
-                font = None
-            self._cache[key] = font
-            self._keep.append(font_dict)
-        font = self._cache[key]
-        if font is not None:
-            try:
-                return font.get_text_width(text) / 1000 * size
-            except Exception:
-                pass
-        return estimate_width(text, size)
-
-
-def estimate_width(text: str, size: float) -> float:
-    return sum(size if is_cjk(ch) else size * 0.5 for ch in text)
-
-
-def is_cjk(char: str) -> bool:
-    """A character of a script written without spaces between words (Japanese, Chinese)."""
-    code = ord(char)
-    return (
-        0x3000 <= code <= 0x9FFF
-        or 0xF900 <= code <= 0xFAFF
-        or 0xFF00 <= code <= 0xFFEF
-        or 0x20000 <= code <= 0x2FFFF
-    )
-
-
-@dataclass(slots=True)
-class _Run:
-    text: str
-    x0: float
-    x1: float
-    y: float
-    size: float
-    bold: bool
-    symbol: bool
-
-
-def _page_runs(page: Any, fonts: _Fonts) -> list[_Run | None]:
-    """Runs in pypdf's reading order; ``None`` where pypdf breaks the line."""
-    runs: list[_Run | None] = []
-
-    def visit(text: str, cm: Any, tm: Any, font_dict: Any, font_size: float) -> None:
-        if not text:
-            return
-        scale_x = abs(tm[0] * cm[0]) or 1.0
-        scale_y = abs(tm[3] * cm[3]) or scale_x
-        size = round(float(font_size) * scale_y, 1)
-        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
-        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-        name = str(font_dict.get("/BaseFont", "")) if font_dict else ""
-        parts = text.split("\n")
-        for number, part in enumerate(parts):
-            if number:
-                runs.append(None)
-                x = None  # text after a newline inside one run: position unknown
-            if not part:
-                continue
-            width = fonts.width(font_dict, part, float(font_size) * scale_x) if font_dict else 0
-            x0 = x if x is not None else float("nan")
-            runs.append(
-                _Run(
-                    part,
-                    x0,
-                    x0 + width,
-                    y,
-                    size,
-                    bool(_BOLD_NAME.search(name)),
-                    bool(_SYMBOL_FONT.search(name)),
-                )
-            )
-
-    page.extract_text(visitor_text=visit)
-    return runs
-
-
-def _join_runs(runs: list[_Run]) -> str:
-    out = ""
-    prev: _Run | None = None
-    for run in runs:
-        text = run.text
-        if prev is not None and run.x0 == run.x0 and text.strip():
-            gap = run.x0 - prev.x1
-            em = max(run.size, prev.size, 1.0)
-            if gap > _CELL_GAP_EM * em and out.strip():
-                out = out.rstrip() + " | "
-                text = text.lstrip()
-            elif (
-                gap > _SPACE_GAP_EM * em
-                and out
-                and not out[-1].isspace()
-                and not text[0].isspace()
-                and not (is_cjk(out[-1]) and is_cjk(text[0]))
-            ):
-                out += " "
-        out += text
-        if text.strip():
-            prev = run
-    return out
-
-
-def _lines_of_page(page: Any, number: int, fonts: _Fonts) -> list[_Line]:
-    lines: list[_Line] = []
-    current: list[_Run] = []
-
-    def close() -> None:
-        body = [r for r in current if r.text.strip()]
-        if body:
-            text = _join_runs(current)
-            sizes: Counter[float] = Counter()
-            bold = 0
-            for run in body:
-                chars = len(run.text.strip())
-                sizes[run.size] += chars
-                bold += chars if run.bold else 0
-            total = sum(sizes.values())
-            first = body[0]
-            word = text.strip().split(" ")[0] if text.strip() else ""
-            if word and is_cjk(word[0]):
-                word = word[0]
-            positioned = [r for r in body if r.x0 == r.x0]
-            lines.append(
-                _Line(
-                    text=text,
-                    page=number,
-                    y=first.y,
-                    x0=min((r.x0 for r in positioned), default=0.0),
-                    x1=max((r.x1 for r in positioned), default=0.0),
-                    size=sizes.most_common(1)[0][0],
-                    bold=bold >= _BOLD_SHARE * total,
-                    first_word_width=estimate_width(word, first.size),
-                    symbol_start=first.symbol and len(first.text.strip()) == 1,
-                )
-            )
-        current.clear()
-
-    for run in _page_runs(page, fonts):
-        if run is None:
-            close()
-            continue
-        if current and run.text.strip():
-            last = next((r for r in reversed(current) if r.text.strip()), None)
-            if last is not None and abs(run.y - last.y) > 0.5 * max(run.size, last.size):
-                close()
-        current.append(run)
-    close()
-    return lines
-
-
 # --- running headers, footers and page numbers ------------------------------------------------
 
 _ROMAN = r"[ivxlcdm]{1,7}"
@@ -333,7 +133,7 @@ def _fold(text: str) -> str:
     return "".join(text.split())
 
 
-def _margin_lines(lines: list[_Line], height: float, low: float) -> list[_Line]:
+def _margin_lines(lines: list[PdfLine], height: float, low: float) -> list[PdfLine]:
     """The two top-most and two bottom-most lines of a page that lie in its outer zones."""
     ordered = sorted(lines, key=lambda ln: -ln.y)
     zone = _MARGIN_ZONE * height
@@ -342,7 +142,7 @@ def _margin_lines(lines: list[_Line], height: float, low: float) -> list[_Line]:
     return top + [ln for ln in bottom if ln not in top]
 
 
-def _drop_running_lines(pages: list[list[_Line]], boxes: list[tuple[float, float]]) -> None:
+def _drop_running_lines(pages: list[list[PdfLine]], boxes: list[tuple[float, float]]) -> None:
     margins = [_margin_lines(lines, h, low) for lines, (low, h) in zip(pages, boxes, strict=True)]
     seen: Counter[str] = Counter()
     for lines in margins:
@@ -368,7 +168,7 @@ _TOC_TITLE = re.compile(
 )
 
 
-def _drop_contents(pages: list[list[_Line]]) -> None:
+def _drop_contents(pages: list[list[PdfLine]]) -> None:
     for lines in pages:
         body = [ln for ln in lines if "running" not in ln.flags]
         texts = [" ".join(ln.text.split()) for ln in body]
@@ -490,7 +290,7 @@ def _split_at_key(text: str, key_len: int) -> int:
 
 
 def _place_outline(
-    entries: list[tuple[int, int, float | None, str]], pages: list[list[_Line]]
+    entries: list[tuple[int, int, float | None, str]], pages: list[list[PdfLine]]
 ) -> None:
     """Mark or insert the heading line of every outline entry (see the module docstring)."""
     for level, page_no, top, title in entries:
@@ -536,7 +336,7 @@ def _place_outline(
 
 
 def _match_lines(
-    lines: list[_Line], run: list[int], keys: list[str], start_key: str
+    lines: list[PdfLine], run: list[int], keys: list[str], start_key: str
 ) -> tuple[int, int] | None:
     """(last line, key characters of the title in it) when ``keys`` start the lines ``run``."""
     joined = ""
@@ -553,8 +353,8 @@ def _match_lines(
     return None
 
 
-def _split_copy(line: _Line, text: str) -> _Line:
-    return _Line(
+def _split_copy(line: PdfLine, text: str) -> PdfLine:
+    return PdfLine(
         text=text.lstrip(),
         page=line.page,
         y=line.y - 0.01,
@@ -568,7 +368,7 @@ def _split_copy(line: _Line, text: str) -> _Line:
 
 
 def _insert_heading(
-    lines: list[_Line], page_no: int, top: float | None, title: str, level: int
+    lines: list[PdfLine], page_no: int, top: float | None, title: str, level: int
 ) -> None:
     index = 0
     if top is not None:
@@ -579,7 +379,7 @@ def _insert_heading(
     size = lines[index].size if index < len(lines) else 0.0
     y = (top if top is not None else lines[index].y + 1) if index < len(lines) else 0.0
     clean = "".join(ch for ch in title if not 0xE000 <= ord(ch) <= 0xF8FF).strip()
-    lines.insert(index, _Line(clean, page_no, y, 0.0, 0.0, size, True, 0.0, heading=level))
+    lines.insert(index, PdfLine(clean, page_no, y, 0.0, 0.0, size, True, 0.0, heading=level))
 
 
 _NOT_HEADING_END = tuple("。．!?！？:：;；,，、")
@@ -588,7 +388,7 @@ _NOT_HEADING_END = tuple("。．!?！？:：;；,，、")
 _HEADING_NUMBER = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+\S|第\S{1,4}([章節項])")
 
 
-def _style_levels(candidates: list[tuple[_Line, tuple[float, bool]]]) -> list[int]:
+def _style_levels(candidates: list[tuple[PdfLine, tuple[float, bool]]]) -> list[int]:
     """Levels of font-found headings: a numbered heading's depth (``2.3.1`` is 3, 章 1 節 2
     項 3); otherwise the rank of its style (size, then bold first) among the styles used by at
     least two headings; a style used once (cover-page lettering) takes the rank of the next
@@ -619,7 +419,7 @@ def _style_levels(candidates: list[tuple[_Line, tuple[float, bool]]]) -> list[in
 _CHAPTER_LEVEL = {"章": 1, "節": 2, "項": 3}
 
 
-def _font_headings(pages: list[list[_Line]]) -> None:
+def _font_headings(pages: list[list[PdfLine]]) -> None:
     """Headings by size and weight, or by numbering in a one-font PDF (module docstring)."""
     body = [ln for lines in pages for ln in lines if not ln.flags & _DROPPED]
     sizes: Counter[float] = Counter()
@@ -629,7 +429,7 @@ def _font_headings(pages: list[list[_Line]]) -> None:
         return
     body_size = sizes.most_common(1)[0][0]
 
-    def style(line: _Line) -> tuple[float, bool] | None:
+    def style(line: PdfLine) -> tuple[float, bool] | None:
         text = line.text.strip()
         if len(text) > _MAX_HEADING_CHARS or text.endswith(_NOT_HEADING_END):
             return None
@@ -663,7 +463,7 @@ def _font_headings(pages: list[list[_Line]]) -> None:
             line.heading = pdf_heading_level(line.text)
 
 
-def _merge_wrapped_headings(pages: list[list[_Line]]) -> None:
+def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
     """A heading set over two lines (same level and size, a line apart) is one heading."""
     for lines in pages:
         number = 0
@@ -698,7 +498,7 @@ _HYPHEN_END = re.compile(r"([A-Za-z]+)-$")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 
 
-def _clean(line: _Line) -> str:
+def _clean(line: PdfLine) -> str:
     text = line.text
     bullet = _BULLET_START.match(text)
     if bullet is not None or line.symbol_start:
@@ -710,7 +510,7 @@ def _clean(line: _Line) -> str:
     return normalize_text(text.strip()).replace("\n", " ")
 
 
-def _line_pitch(pages: list[list[_Line]]) -> float:
+def _line_pitch(pages: list[list[PdfLine]]) -> float:
     gaps: Counter[float] = Counter()
     for lines in pages:
         for a, b in itertools.pairwise(lines):
@@ -720,7 +520,7 @@ def _line_pitch(pages: list[list[_Line]]) -> float:
     return gaps.most_common(1)[0][0] if gaps else 0.0
 
 
-def _right_edges(pages: list[list[_Line]], pitch: float) -> dict[int, float]:
+def _right_edges(pages: list[list[PdfLine]], pitch: float) -> dict[int, float]:
     """The right edge each line wraps at, by ``id`` of the line.
 
     A page's edge is the 95th percentile of the line ends of the document (a stray wide line
@@ -735,7 +535,7 @@ def _right_edges(pages: list[list[_Line]], pitch: float) -> dict[int, float]:
     out: dict[int, float] = {}
     for lines in pages:
         page_edge = min(edge, max((ln.x1 for ln in lines if not ln.heading), default=edge))
-        blocks: list[list[_Line]] = []
+        blocks: list[list[PdfLine]] = []
         for line in lines:
             prev = blocks[-1][-1] if blocks else None
             if (
@@ -758,7 +558,7 @@ def _right_edges(pages: list[list[_Line]], pitch: float) -> dict[int, float]:
     return out
 
 
-def _joins(a: _Line, b: _Line, pitch: float, edge: float) -> bool:
+def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
     if a.heading or b.heading or a.title or b.title or "split" in b.flags:
         return False
     if abs(a.size - b.size) > 0.6 or not a.text.strip() or not b.text.strip():
@@ -795,7 +595,7 @@ def _join_text(a: str, b: str, hyphenated: set[str], plain: set[str]) -> str:
 # --- assembly ---------------------------------------------------------------------------------
 
 
-def _assemble(pages: list[list[_Line]]) -> tuple[str, tuple[Heading, ...]]:
+def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
     pitch = _line_pitch(pages)
     kept = [[ln for ln in page if not ln.flags & _DROPPED] for page in pages]
     edges = _right_edges(kept, pitch)
@@ -805,7 +605,7 @@ def _assemble(pages: list[list[_Line]]) -> tuple[str, tuple[Heading, ...]]:
     hyphenated = {w.lower() for w in _WORD.findall(words) if "-" in w}
     plain = {w.lower() for w in re.findall(r"[A-Za-z]+", words)}
 
-    blocks: list[tuple[_Line, str]] = []
+    blocks: list[tuple[PdfLine, str]] = []
     for line, text in zip(lines, cleaned, strict=True):
         if not text:
             continue
@@ -814,7 +614,7 @@ def _assemble(pages: list[list[_Line]]) -> tuple[str, tuple[Heading, ...]]:
             edge = edges.get(id(prev_line), 0.0)
             if _joins(prev_line, line, pitch, edge):
                 merged = _join_text(prev_text, text, hyphenated, plain)
-                carry = _Line(merged, line.page, line.y, line.x0, line.x1, line.size, False, 0.0)
+                carry = PdfLine(merged, line.page, line.y, line.x0, line.x1, line.size, False, 0.0)
                 edges[id(carry)] = edges.get(id(line), edge)
                 blocks[-1] = (carry, merged)
                 continue
@@ -840,12 +640,12 @@ def read_pdf(data: bytes, name: str, path: str, *, use_outline: bool = True) -> 
     ``use_outline=False`` finds the headings from the fonts even when the PDF has an outline
     (the benchmark measures the font path against the outline this way)."""
     reader = _open(data, name, path)
-    fonts = _Fonts()
-    pages: list[list[_Line]] = []
+    fonts = FontWidths()
+    pages: list[list[PdfLine]] = []
     boxes: list[tuple[float, float]] = []
     try:
         for number, page in enumerate(reader.pages):
-            pages.append(_lines_of_page(page, number, fonts))
+            pages.append(page_lines(page, number, fonts))
             box = page.mediabox
             boxes.append((float(box.bottom), float(box.height)))
         meta = reader.metadata
@@ -865,7 +665,7 @@ def read_pdf(data: bytes, name: str, path: str, *, use_outline: bool = True) -> 
 
 
 def structure(
-    pages: list[list[_Line]],
+    pages: list[list[PdfLine]],
     boxes: list[tuple[float, float]],
     entries: list[tuple[int, int, float | None, str]],
     meta_title: str,

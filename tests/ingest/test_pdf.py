@@ -16,7 +16,7 @@ from fpdf import FPDF
 
 from core.errors import SourceFileError
 from core.ingest.loaders import load_file
-from core.ingest.pdf import is_cjk
+from core.ingest.pdf_lines import is_cjk
 from core.schemas.documents import Document
 from core.text.chunking import chunk_document
 from core.text.normalize import normalize_text
