@@ -22,8 +22,8 @@
    entry found nowhere is written as a line of its own at its ``/Top`` position. Levels come from
    the outline's nesting, deepened by numbers where the outline is flatter than they are
    (``2.3.1`` under ``2.3``). Without an outline: the body size is the size that carries the most
-   characters; a short line (at most 120 characters, not ending in a comma or a sentence-ending
-   period) set larger than the body, or bold at the body size (at least 90 % of its characters),
+   characters; a short line (at most 120 characters, not ending in a comma, colon, semicolon,
+   ``!`` or a sentence-ending period; a question may be a heading) set larger than the body, or bold at the body size (at least 90 % of its characters),
    is a heading; a style (size, weight) that occurs once on the first page as its largest text is
    the document's title, not a heading. A numbered heading's level is its depth (``2.3.1`` is 3,
    章/節/項 1/2/3); any other's is the rank of its style (size, then bold first) among the
@@ -382,7 +382,7 @@ def _insert_heading(
     lines.insert(index, PdfLine(clean, page_no, y, 0.0, 0.0, size, True, 0.0, heading=level))
 
 
-_NOT_HEADING_END = tuple("。．!?！？:：;；,，、")
+_NOT_HEADING_END = tuple("。．!！:：;；,，、")  # a question may be a heading (FAQ)
 
 
 _HEADING_NUMBER = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+\S|第\S{1,4}([章節項])")

@@ -207,8 +207,17 @@ def test_bold_body_size_headings_rank_below_larger_ones(tmp_path: Path):
     write(pdf, "Reimage from a known-good image. " + LOREM)
     write(pdf, "Recovery", 16, "B")
     write(pdf, "Bring the service back. " + LOREM)
+    write(pdf, "When is the incident closed?", 11, "B")  # a question is a heading too
+    write(pdf, "After the lessons-learned meeting. " + LOREM)
+    write(pdf, "Owners:", 11, "B")  # a run-in label ending in a colon is not
+    write(pdf, "The incident lead. " + LOREM)
     doc = load(tmp_path, pdf)
-    assert tree(doc) == [(1, "Eradication"), (2, "Rebuilding hosts"), (1, "Recovery")]
+    assert tree(doc) == [
+        (1, "Eradication"),
+        (2, "Rebuilding hosts"),
+        (1, "Recovery"),
+        (2, "When is the incident closed?"),
+    ]
     assert section_of(doc, "known-good image") == ("Eradication", "Rebuilding hosts")
 
 
