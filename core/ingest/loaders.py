@@ -7,14 +7,14 @@ layer) raise with a Japanese message; the indexer skips them and indexes the res
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import SourceFileError
-from core.schemas.documents import Document
+from core.ingest.pdf import PdfText, read_pdf
+from core.schemas.documents import Document, Heading
 from core.text.normalize import normalize_text
 
 log = logging.getLogger(__name__)
@@ -24,32 +24,6 @@ PDF_SUFFIXES = (".pdf",)
 SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES
 
 _TITLE_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
-
-# PDF text comes back wrapped at the page width. A line is joined to the next when it is long
-# (it reached the wrap width), does not end a sentence, and the next line does not start a new
-# item (a heading number, a step marker, a bullet).
-_WRAP_MIN_CHARS = 35
-_SENTENCE_END = tuple("。．！？!?」』）)")
-_ITEM_START = re.compile(r"^\s*(\(\d+\)|\d+(\.\d+)*[.)．]?\s|第\d+|[・\-*•■□◆●]|手順\d+|Sev\d)")
-
-
-def unwrap_pdf_lines(text: str) -> str:
-    """Join the lines that a PDF wrapped in the middle of a sentence."""
-    out: list[str] = []
-    for line in text.splitlines():
-        prev = out[-1] if out else ""
-        if (
-            prev
-            and line.strip()
-            and len(prev) >= _WRAP_MIN_CHARS
-            and not prev.rstrip().endswith(_SENTENCE_END)
-            and not _ITEM_START.match(line)
-        ):
-            joiner = " " if prev[-1:].isascii() and line[:1].isascii() else ""
-            out[-1] = prev.rstrip() + joiner + line.lstrip()
-        else:
-            out.append(line)
-    return "\n".join(out)
 
 
 def content_hash(data: bytes) -> str:
@@ -97,36 +71,9 @@ def decode_markdown(data: bytes, name: str, path: str) -> str:
         ) from exc
 
 
-def extract_pdf_text(data: bytes, name: str, path: str) -> tuple[str, str | None]:
-    """Text of every page (pages separated by a blank line) and the PDF's own title."""
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise SourceFileError(
-                path,
-                f"「{name}」はパスワードで保護されているため読み込めません。スキップしました。",
-            )
-        pages = [(page.extract_text() or "") for page in reader.pages]
-        meta_title = (reader.metadata or {}).get("/Title") if reader.metadata else None
-    except SourceFileError:
-        raise
-    except (PdfReadError, Exception) as exc:  # pypdf raises many types on broken files
-        raise SourceFileError(
-            path,
-            f"「{name}」は壊れているか PDF として読み込めません。スキップしました。",
-            detail=f"{type(exc).__name__}: {exc}",
-        ) from exc
-    text = "\n\n".join(p.strip() for p in pages if p.strip())
-    if not text.strip():
-        raise SourceFileError(
-            path,
-            f"「{name}」からテキストを抽出できませんでした（画像のみの PDF の可能性があります）。"
-            "スキップしました。",
-        )
-    return text, str(meta_title) if meta_title else None
+def extract_pdf_text(data: bytes, name: str, path: str) -> PdfText:
+    """The PDF read into normalized text, headings and title (see ``core.ingest.pdf``)."""
+    return read_pdf(data, name, path)
 
 
 def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
@@ -134,16 +81,17 @@ def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
     name = path.relative_to(root).as_posix()
     data = read_source_bytes(path, max_bytes)
     suffix = path.suffix.lower()
+    headings: tuple[Heading, ...] | None = None
     if suffix in MARKDOWN_SUFFIXES:
         text = normalize_text(decode_markdown(data, name, str(path)))
         match = _TITLE_RE.search(text)
         title = match.group(1).strip() if match else path.stem
         kind = "markdown"
     elif suffix in PDF_SUFFIXES:
-        raw, meta_title = extract_pdf_text(data, name, str(path))
-        text = normalize_text(unwrap_pdf_lines(raw))
+        pdf = extract_pdf_text(data, name, str(path))
+        text, headings = pdf.text, pdf.headings
         first_line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        title = meta_title or (first_line if len(first_line) <= 60 else path.stem)
+        title = pdf.title or (first_line if len(first_line) <= 60 else path.stem)
         kind = "pdf"
     else:
         raise SourceFileError(str(path), f"「{name}」は対応していない形式です（.md / .pdf）。")
@@ -157,5 +105,6 @@ def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
         updated_at=_mtime_iso(path),
         content_hash=content_hash(data),
         kind=kind,
+        headings=headings,
     )
     return doc, len(data)

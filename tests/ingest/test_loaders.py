@@ -1,4 +1,4 @@
-"""Loaders on real files: Markdown titles, PDF text (the shipped sample PDFs), unwrapping."""
+"""Loaders on real files: Markdown titles, PDF text (the shipped sample PDFs)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import SourceFileError
-from core.ingest.loaders import load_file, unwrap_pdf_lines
+from core.ingest.loaders import load_file
 from tests.conftest import SAMPLE_RUNBOOKS
 
 
@@ -30,24 +30,6 @@ def test_sample_pdfs_load_with_numbered_headings(name):
     # wrapped sentences are joined back: no line ends in the middle of a sentence and
     # continues with a fragment such as 「る。」
     assert not any(len(line) <= 4 and line.endswith("。") for line in lines)
-
-
-def test_unwrap_keeps_headings_steps_and_commands():
-    wrapped = (
-        "1. 目的\n"
-        "本手順は、SIEMやEDRのアラート、従業員からの通報を受け付けた際に、事象がインシデントに該当\n"
-        "するかを判断する。\n"
-        "(1) 受付から5分以内にチケットを起票し、検知元、検知時刻、対象ホストを記録す\n"
-        "る。\n"
-        "(2) 次の手順。\n"
-        "index=proxy dest_ip=203.0.113.45 | stats count by src_host"
-    )
-    lines = unwrap_pdf_lines(wrapped).splitlines()
-    assert lines[0] == "1. 目的"
-    assert lines[1].endswith("インシデントに該当するかを判断する。")
-    assert lines[2].endswith("対象ホストを記録する。")
-    assert lines[3] == "(2) 次の手順。"
-    assert lines[4].startswith("index=proxy")
 
 
 def test_unsupported_suffix(tmp_path: Path):

@@ -1,0 +1,683 @@
+"""Read a PDF into normalized text plus the headings of its structure.
+
+``read_pdf`` works from the page, not from line patterns:
+
+1. **Lines with their look**: ``core.ingest.pdf_lines``.
+2. **Running headers and footers.** A line among the two top-most or two bottom-most lines of a
+   page, in the outer 15 % of the page height, is removed when its text with every digit and
+   roman numeral folded occurs in that zone on at least 40 % of the pages (and two pages), or
+   when it is a page number on its own (``4``, ``iv``, ``- 4 -``, ``Page 3 of 10``, ``3 / 10``).
+3. **Tables of contents.** A line ending in a page number after a dotted leader
+   (``Title ........ 12``) is a contents entry; after a heading line named 目次 / Contents /
+   Table of Contents / List of Tables / List of Figures, the lines of that page ending in a page
+   number are entries too, up to the first line that is none and is not followed by one, and so
+   is a line followed by an entry (a wrapped entry). Entries are
+   dropped from the text: they repeat the titles that the headings already carry and, indexed,
+   they match every question without answering any. The contents' own heading stays (as a
+   heading with an empty body, it makes no chunk).
+4. **Headings.** With an outline (bookmarks), each entry is placed on its destination page: its
+   title is looked for, compared without case, blanks, punctuation or leading numbering, at the
+   start of one to four consecutive lines (nearest to the bookmark's ``/Top`` when several
+   match); the matched part becomes the heading line, the rest of the line stays body text. An
+   entry found nowhere is written as a line of its own at its ``/Top`` position. Levels come from
+   the outline's nesting, deepened by numbers where the outline is flatter than they are
+   (``2.3.1`` under ``2.3``). Without an outline: the body size is the size that carries the most
+   characters; a short line (at most 120 characters, not ending in a comma, colon, semicolon,
+   ``!`` or a sentence-ending period; a question may be a heading) set larger than the body, or bold at the body size (at least 90 % of its characters),
+   is a heading; a style (size, weight) that occurs once on the first page as its largest text is
+   the document's title, not a heading. A numbered heading's level is its depth (``2.3.1`` is 3,
+   章/節/項 1/2/3); any other's is the rank of its style (size, then bold first) among the
+   styles used by two headings or more (see ``_style_levels``). A heading set over two lines is
+   one heading. A PDF in one font gets the numbered headings of
+   ``core.text.chunking.pdf_heading_level``.
+5. **Paragraphs.** A line is joined to the one before when neither is a heading, the new one does
+   not start a list item or a step, they have the same size, the vertical gap is not wider than
+   1.3 times the document's usual line pitch (or the line starts the next page), and the first
+   line was wrapped: the next line's first word would not have fit before the right edge (of the
+   page, or of a narrower column: see ``_right_edges``). The
+   separator is a space between Latin characters and nothing when either side is Japanese (or
+   another script written without spaces). A word hyphenated across the break (``inci-`` /
+   ``dent``) is re-joined when the second part starts with a lower-case letter, unless the
+   document writes the hyphenated form elsewhere and never the joined one (``follow-up``);
+   before a capital or a digit the hyphen stays (``COVID-`` / ``19``).
+6. **Lists and clean-up.** A bullet glyph at the start of a line (private-use U+E000-U+F8FF
+   glyphs of symbol fonts, ``▪ • ● ◦ ■ □ ◆ ◇ ► ➢ ✓ ・`` and a lone ``o``) becomes ``- ``; other
+   private-use glyphs are dropped; a missing space after a sentence end between Latin words
+   (``attack.Don't``) is put back. Each line is normalized with ``normalize_text``, so the whole
+   text is already normal and heading spans index into it.
+
+Bad input (encrypted, broken, no text layer) raises ``SourceFileError`` with a Japanese message
+naming the file.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import logging
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from core.errors import SourceFileError
+from core.ingest.pdf_lines import FontWidths, PdfLine, is_cjk, page_lines
+from core.schemas.documents import Heading
+from core.text.chunking import pdf_heading_level
+from core.text.normalize import normalize_text
+
+log = logging.getLogger(__name__)
+
+__all__ = ["PdfText", "read_pdf", "structure"]
+
+_MARGIN_ZONE = 0.15
+_REPEAT_SHARE = 0.4
+_MAX_HEADING_CHARS = 120
+_PITCH_FACTOR = 1.3
+_DROPPED = frozenset({"running", "contents"})
+
+
+@dataclass(frozen=True, slots=True)
+class PdfText:
+    """A PDF read: normalized text, headings as spans into it, and its title if it has one."""
+
+    text: str
+    headings: tuple[Heading, ...]
+    title: str | None  # the metadata title, else the title line found by font size
+
+
+# --- opening ----------------------------------------------------------------------------------
+
+
+def _open(data: bytes, name: str, path: str) -> Any:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise SourceFileError(
+                path,
+                f"「{name}」はパスワードで保護されているため読み込めません。スキップしました。",
+            )
+        _ = len(reader.pages)
+    except SourceFileError:
+        raise
+    except Exception as exc:  # pypdf raises many types on broken files
+        raise _broken(name, path, exc) from exc
+    return reader
+
+
+def _broken(name: str, path: str, exc: Exception) -> SourceFileError:
+    return SourceFileError(
+        path,
+        f"「{name}」は壊れているか PDF として読み込めません。スキップしました。",
+        detail=f"{type(exc).__name__}: {exc}",
+    )
+
+
+# --- running headers, footers and page numbers ------------------------------------------------
+
+_ROMAN = r"[ivxlcdm]{1,7}"
+_PAGE_NUMBER = re.compile(
+    rf"(?:page|p\.|ページ|頁)?\s*[-–—(]?\s*(?:\d{{1,4}}|{_ROMAN})\s*[-–—)]?\s*"
+    rf"(?:(?:of|/|／)\s*\d{{1,4}})?\s*(?:ページ|頁)?",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_ROMAN_TOKEN = re.compile(rf"\b{_ROMAN}\b", re.IGNORECASE)
+
+
+def _fold(text: str) -> str:
+    text = _ROMAN_TOKEN.sub("#", _DIGITS.sub("#", text.lower()))
+    return "".join(text.split())
+
+
+def _margin_lines(lines: list[PdfLine], height: float, low: float) -> list[PdfLine]:
+    """The two top-most and two bottom-most lines of a page that lie in its outer zones."""
+    ordered = sorted(lines, key=lambda ln: -ln.y)
+    zone = _MARGIN_ZONE * height
+    top = [ln for ln in ordered[:2] if ln.y >= low + height - zone]
+    bottom = [ln for ln in ordered[-2:] if ln.y <= low + zone]
+    return top + [ln for ln in bottom if ln not in top]
+
+
+def _drop_running_lines(pages: list[list[PdfLine]], boxes: list[tuple[float, float]]) -> None:
+    margins = [_margin_lines(lines, h, low) for lines, (low, h) in zip(pages, boxes, strict=True)]
+    seen: Counter[str] = Counter()
+    for lines in margins:
+        seen.update({_fold(ln.text) for ln in lines})
+    needed = max(2, _REPEAT_SHARE * len(pages))
+    for lines in margins:
+        for line in lines:
+            text = line.text.strip()
+            if _PAGE_NUMBER.fullmatch(text) or (len(pages) > 1 and seen[_fold(text)] >= needed):
+                line.flags.add("running")
+
+
+# --- tables of contents -----------------------------------------------------------------------
+
+_LEADER_ENTRY = re.compile(
+    r".*\S\s*(?:\.{3,}|…+|‥+|(?:\.\s){3,}|・{3,}|·{3,}|．{3,}|_{3,})\s*\S*\d+\s*"
+)
+_ENDS_IN_NUMBER = re.compile(rf".*\S\s+(?:\d{{1,4}}|{_ROMAN})", re.IGNORECASE)
+_TOC_TITLE = re.compile(
+    r"(?:目\s*次|contents|table\s+of\s+contents|list\s+of\s+(?:tables|figures|exhibits)|"
+    r"表目次|図目次)",
+    re.IGNORECASE,
+)
+
+
+def _drop_contents(pages: list[list[PdfLine]]) -> None:
+    for lines in pages:
+        body = [ln for ln in lines if "running" not in ln.flags]
+        texts = [" ".join(ln.text.split()) for ln in body]
+        in_contents = False
+        for number, (line, text) in enumerate(zip(body, texts, strict=True)):
+            if _TOC_TITLE.fullmatch(text):
+                in_contents = True
+                line.flags.add("contents-title")
+                continue
+            if _LEADER_ENTRY.fullmatch(text) or (in_contents and _ENDS_IN_NUMBER.fullmatch(text)):
+                line.flags.add("contents")
+            elif in_contents:  # a wrapped entry goes on; anything else ends the contents
+                nxt = body[number + 1] if number + 1 < len(body) else None
+                in_contents = (
+                    nxt is not None
+                    and abs(nxt.size - line.size) <= 0.6
+                    and bool(_ENDS_IN_NUMBER.fullmatch(texts[number + 1]))
+                )
+        for number, line in enumerate(body[:-1]):  # a wrapped entry: the line before an entry
+            nxt = body[number + 1]
+            if (
+                "contents" in nxt.flags
+                and not line.flags
+                and len(line.text) < 120
+                and abs(nxt.size - line.size) <= 0.6
+            ):
+                has_entries = sum("contents" in ln.flags for ln in body) >= 3
+                if has_entries and not line.text.rstrip().endswith((".", "。")):
+                    line.flags.add("contents")
+
+
+# --- headings ---------------------------------------------------------------------------------
+
+_LEADING_NUMBER = re.compile(
+    r"^(?:(?i:appendix|annex|chapter|section|part)\s+)?"
+    r"(?:\d{1,3}(?:[.\-]\d{1,3})*|[A-Z](?:\.\d{1,3})+|[A-Z](?=\s*[.)—–:-])|[IVX]+(?=[.)])"
+    r"|第[0-9一二三四五六七八九十]{1,4}[章節項部])"
+    r"[.):]?\s*[—–-]?\s*(?=\S)"
+)
+
+
+def _key(text: str) -> str:
+    """Compare form: lower case, letters, digits and CJK only."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
+
+
+def _outline_entries(reader: Any) -> list[tuple[int, int, float | None, str]]:
+    """(level, page, top, title) of every outline entry whose page resolves, in outline order."""
+    entries: list[tuple[int, int, float | None, str]] = []
+
+    def walk(items: Any, level: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+                title = " ".join(str(item.title or "").split())
+            except Exception:
+                continue
+            if page is None or page < 0 or not title:
+                continue
+            top = item.get("/Top")
+            try:
+                top_value = float(top) if top is not None else None
+            except (TypeError, ValueError):
+                top_value = None
+            entries.append((level, page, top_value, title))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception as exc:  # a broken outline: read the PDF as if it had none
+        log.info("unreadable PDF outline: %s", exc)
+        return []
+    return _nest_by_numbers(entries)
+
+
+_DOTTED_NUMBER = re.compile(r"(\d{1,3}(?:\.\d{1,3})*)\.?\s")
+
+
+def _nest_by_numbers(
+    entries: list[tuple[int, int, float | None, str]],
+) -> list[tuple[int, int, float | None, str]]:
+    """Deepen a flat outline by its numbers: ``2.3.1`` goes one level under the entry ``2.3``
+    wherever the outline put it (many outlines list every subsection at one level)."""
+    levels: dict[str, int] = {}
+    out = []
+    for level, page, top, title in entries:
+        match = _DOTTED_NUMBER.match(title + " ")
+        if match:
+            number = match.group(1)
+            parent = number.rsplit(".", 1)[0] if "." in number else None
+            if parent is not None and parent in levels:
+                level = max(level, levels[parent] + 1)
+            levels[number] = level
+        out.append((level, page, top, title))
+    return out
+
+
+def _title_keys(title: str) -> list[str]:
+    title = title.rstrip(".… ").strip()
+    title = "".join(ch for ch in title if not 0xE000 <= ord(ch) <= 0xF8FF).strip()
+    keys = [_key(title), _key(_LEADING_NUMBER.sub("", title, count=1))]
+    return [k for k in dict.fromkeys(keys) if k]
+
+
+def _split_at_key(text: str, key_len: int) -> int:
+    """The character offset in ``text`` just after its first ``key_len`` key characters."""
+    count = 0
+    for offset, ch in enumerate(text):
+        if _key(ch):
+            count += len(_key(ch))
+            if count >= key_len:
+                end = offset + 1
+                while end < len(text) and not text[end].isspace() and not _key(text[end]):
+                    end += 1  # the title's closing punctuation: "incidents." "(DHS)"
+                return end
+    return len(text)
+
+
+def _place_outline(
+    entries: list[tuple[int, int, float | None, str]], pages: list[list[PdfLine]]
+) -> None:
+    """Mark or insert the heading line of every outline entry (see the module docstring)."""
+    for level, page_no, top, title in entries:
+        if page_no >= len(pages):
+            continue
+        lines = pages[page_no]
+        keys = _title_keys(title)
+        if not keys:
+            continue
+        best: tuple[float, int, int, int] | None = None  # (distance, first, last, key length)
+        candidates = [i for i, ln in enumerate(lines) if not ln.flags & _DROPPED and not ln.heading]
+        for position, first in enumerate(candidates):
+            text = lines[first].text
+            stripped = _LEADING_NUMBER.sub("", text.strip(), count=1)
+            full_key = _key(text)
+            for start_key in dict.fromkeys((full_key, _key(stripped))):
+                skip = len(full_key) - len(start_key)  # key characters of a leading number
+                found = _match_lines(lines, candidates[position : position + 4], keys, start_key)
+                if found is None:
+                    continue
+                last, tail_len = found
+                if last == first:
+                    tail_len += skip
+                distance = abs(lines[first].y - top) if top is not None else 0.0
+                if best is None or distance < best[0]:
+                    best = (distance, first, last, tail_len)
+                break
+        if best is None:
+            _insert_heading(lines, page_no, top, title, level)
+            continue
+        _, first, last, tail_len = best
+        tail = lines[last]
+        truncated = title.rstrip().endswith(("...", "…"))
+        cut = len(tail.text) if truncated else _split_at_key(tail.text, tail_len)
+        rest = tail.text[cut:]
+        if rest.strip() and _key(rest):
+            tail.text = tail.text[:cut]
+            lines.insert(last + 1, _split_copy(tail, rest))
+        if last > first:  # a title wrapped over several lines: one heading line
+            lines[first].text = " ".join(lines[i].text.strip() for i in range(first, last + 1))
+            del lines[first + 1 : last + 1]
+        lines[first].heading = level
+
+
+def _match_lines(
+    lines: list[PdfLine], run: list[int], keys: list[str], start_key: str
+) -> tuple[int, int] | None:
+    """(last line, key characters of the title in it) when ``keys`` start the lines ``run``."""
+    joined = ""
+    for number, index in enumerate(run):
+        line_key = start_key if number == 0 else _key(lines[index].text)
+        if not line_key:
+            return None
+        joined += line_key
+        match = next((k for k in keys if joined.startswith(k)), None)
+        if match is not None:
+            return index, len(match) - (len(joined) - len(line_key))
+        if not any(k.startswith(joined) for k in keys):
+            return None
+    return None
+
+
+def _split_copy(line: PdfLine, text: str) -> PdfLine:
+    return PdfLine(
+        text=text.lstrip(),
+        page=line.page,
+        y=line.y - 0.01,
+        x0=line.x0,
+        x1=line.x1,
+        size=line.size,
+        bold=line.bold,
+        first_word_width=0.0,
+        flags={"split"},
+    )
+
+
+def _insert_heading(
+    lines: list[PdfLine], page_no: int, top: float | None, title: str, level: int
+) -> None:
+    index = 0
+    if top is not None:
+        index = next(
+            (i for i, ln in enumerate(lines) if not ln.flags & _DROPPED and ln.y < top - 1),
+            len(lines),
+        )
+    size = lines[index].size if index < len(lines) else 0.0
+    y = (top if top is not None else lines[index].y + 1) if index < len(lines) else 0.0
+    clean = "".join(ch for ch in title if not 0xE000 <= ord(ch) <= 0xF8FF).strip()
+    lines.insert(index, PdfLine(clean, page_no, y, 0.0, 0.0, size, True, 0.0, heading=level))
+
+
+_NOT_HEADING_END = tuple("。．!！:：;；,，、")  # a question may be a heading (FAQ)
+
+
+_HEADING_NUMBER = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+\S|第\S{1,4}([章節項])")
+
+
+def _style_levels(candidates: list[tuple[PdfLine, tuple[float, bool]]]) -> list[int]:
+    """Levels of font-found headings: a numbered heading's depth (``2.3.1`` is 3, 章 1 節 2
+    項 3); otherwise the rank of its style (size, then bold first) among the styles used by at
+    least two headings; a style used once (cover-page lettering) takes the rank of the next
+    recurring style not larger than it (one past the last when it is smaller than all)."""
+    counts = Counter(s for _, s in candidates)
+    order = sorted(counts, key=lambda s: (-s[0], not s[1]))
+    recurring = [s for s in order if counts[s] >= 2] or order
+
+    def rank(style: tuple[float, bool]) -> int:
+        for number, other in enumerate(recurring):
+            if (-other[0], not other[1]) >= (-style[0], not style[1]):
+                return number + 1
+        return len(recurring) + 1
+
+    levels = []
+    for line, style in candidates:
+        match = _HEADING_NUMBER.match(line.text.strip())
+        if match and match.group(1):
+            level = match.group(1).count(".") + 1
+        elif match:
+            level = _CHAPTER_LEVEL[match.group(2)]
+        else:
+            level = rank(style)
+        levels.append(min(level, 6))
+    return levels
+
+
+_CHAPTER_LEVEL = {"章": 1, "節": 2, "項": 3}
+
+
+def _font_headings(pages: list[list[PdfLine]]) -> None:
+    """Headings by size and weight, or by numbering in a one-font PDF (module docstring)."""
+    body = [ln for lines in pages for ln in lines if not ln.flags & _DROPPED]
+    sizes: Counter[float] = Counter()
+    for line in body:
+        sizes[round(line.size * 2) / 2] += len(line.text.strip())
+    if not sizes:
+        return
+    body_size = sizes.most_common(1)[0][0]
+
+    def style(line: PdfLine) -> tuple[float, bool] | None:
+        text = line.text.strip()
+        if len(text) > _MAX_HEADING_CHARS or text.endswith(_NOT_HEADING_END):
+            return None
+        if text.endswith(".") and not re.search(r"(?:^|\s)[\dA-Za-z]+(?:\.\d+)*\.$", text):
+            return None
+        size = round(line.size * 2) / 2
+        if size >= body_size + max(0.5, 0.08 * body_size):
+            return (size, line.bold)
+        if line.bold and abs(size - body_size) < 0.75 and _key(text):
+            return (size, True)
+        return None
+
+    styled = [(line, style(line)) for line in body]
+    candidates = [(line, s) for line, s in styled if s is not None]
+    if candidates:
+        counts = Counter(s for _, s in candidates)
+        first_page = [c for c in candidates if c[0].page == min(ln.page for ln in body)]
+        if first_page:
+            top_line, top_style = max(first_page, key=lambda c: (c[1][0], c[0].y))
+            largest = max(s[0] for s in counts)
+            if counts[top_style] == 1 and top_style[0] == largest:
+                top_line.title = True
+                candidates = [c for c in candidates if c[0] is not top_line]
+        for line, level in zip((c[0] for c in candidates), _style_levels(candidates), strict=True):
+            line.heading = level
+        if candidates:
+            _merge_wrapped_headings(pages)
+            return
+    for line in body:  # one font: numbering is all there is
+        if not line.title:
+            line.heading = pdf_heading_level(line.text)
+
+
+def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
+    """A heading set over two lines (same level and size, a line apart) is one heading."""
+    for lines in pages:
+        number = 0
+        while number + 1 < len(lines):
+            a, b = lines[number], lines[number + 1]
+            if (
+                a.heading
+                and a.heading == b.heading
+                and abs(a.size - b.size) < 0.3
+                and 0 < a.y - b.y <= 1.6 * a.size
+                and not _HEADING_NUMBER.match(b.text.strip())
+            ):
+                joiner = "" if is_cjk(a.text.strip()[-1:] or " ") else " "
+                a.text = a.text.rstrip() + joiner + b.text.lstrip()
+                del lines[number + 1]
+            else:
+                number += 1
+
+
+# --- paragraphs and lists ---------------------------------------------------------------------
+
+_BULLETS = "▪•●◦■□◆◇►▸‣⁃∙➢➤✓✔◼◻・"
+_BULLET_START = re.compile(rf"^\s*(?:[{_BULLETS}\uE000-\uF8FF]|o(?=\s))\s*")
+_ITEM_START = re.compile(
+    r"^\s*(?:-\s|\*\s|\(\d+\)|\d+(?:\.\d+)*[.)．]?\s|[a-zA-Z][.)]\s|第\d+|手順\d+|[①-⑳]|Sev\d)"
+)
+_PRIVATE_USE = re.compile(r"[\uE000-\uF8FF]")
+_MISSING_SPACE = re.compile(
+    r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z’'])|(?<=[a-z]{2}[.!?][”’\"'])(?=[A-Z])"
+)
+_HYPHEN_END = re.compile(r"([A-Za-z]+)-$")
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+
+
+def _clean(line: PdfLine) -> str:
+    text = line.text
+    bullet = _BULLET_START.match(text)
+    if bullet is not None or line.symbol_start:
+        rest = text[bullet.end() :] if bullet else text.strip()[1:]
+        text = "- " + _PRIVATE_USE.sub("", rest).strip()
+    else:
+        text = _PRIVATE_USE.sub("", text)
+    text = _MISSING_SPACE.sub(" ", text)
+    return normalize_text(text.strip()).replace("\n", " ")
+
+
+def _line_pitch(pages: list[list[PdfLine]]) -> float:
+    gaps: Counter[float] = Counter()
+    for lines in pages:
+        for a, b in itertools.pairwise(lines):
+            gap = round(a.y - b.y, 0)
+            if 0 < gap < 3 * max(a.size, 1.0) and not a.heading and not b.heading:
+                gaps[gap] += 1
+    return gaps.most_common(1)[0][0] if gaps else 0.0
+
+
+def _right_edges(pages: list[list[PdfLine]], pitch: float) -> dict[int, float]:
+    """The right edge each line wraps at, by ``id`` of the line.
+
+    A page's edge is the 95th percentile of the line ends of the document (a stray wide line
+    does not move it), or the page's widest line when that is narrower. A block of at least
+    three lines (same size, line pitch apart, no heading between) whose widest end is reached
+    by two of its lines wraps at that end instead: a narrower column or box.
+    """
+    ends = sorted(ln.x1 for lines in pages for ln in lines if ln.x1 > ln.x0 and not ln.heading)
+    if not ends:
+        return {}
+    edge = ends[min(len(ends) - 1, int(0.95 * len(ends)))]
+    out: dict[int, float] = {}
+    for lines in pages:
+        page_edge = min(edge, max((ln.x1 for ln in lines if not ln.heading), default=edge))
+        blocks: list[list[PdfLine]] = []
+        for line in lines:
+            prev = blocks[-1][-1] if blocks else None
+            if (
+                prev is None
+                or line.heading
+                or prev.heading
+                or abs(line.size - prev.size) > 0.6
+                or prev.y - line.y < 0
+                or (pitch and prev.y - line.y > _PITCH_FACTOR * pitch)
+            ):
+                blocks.append([line])
+            else:
+                blocks[-1].append(line)
+        for block in blocks:
+            block_edge = max(ln.x1 for ln in block)
+            near = sum(ln.x1 >= block_edge - 1.5 * ln.size for ln in block)
+            local = block_edge if len(block) >= 3 and near >= 2 else page_edge
+            for line in block:
+                out[id(line)] = min(page_edge, local)
+    return out
+
+
+def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
+    if a.heading or b.heading or a.title or b.title or "split" in b.flags:
+        return False
+    if abs(a.size - b.size) > 0.6 or not a.text.strip() or not b.text.strip():
+        return False
+    if _ITEM_START.match(b.text) or b.symbol_start or _BULLET_START.match(b.text):
+        return False
+    if " | " in a.text or " | " in b.text:
+        return False
+    if a.page == b.page and pitch and (a.y - b.y) > _PITCH_FACTOR * pitch:
+        return False
+    if a.page == b.page and a.y - b.y < 0:
+        return False  # the next line is above: another column or a float
+    space = 0.0 if is_cjk(b.text.strip()[0]) else 0.25 * b.size
+    return a.x1 + space + b.first_word_width > edge - 0.5
+
+
+def _join_text(a: str, b: str, hyphenated: set[str], plain: set[str]) -> str:
+    match = _HYPHEN_END.search(a)
+    if match and b[:1].isalpha() and b[:1].islower():
+        head = match.group(1)
+        tail = _WORD.match(b)
+        word = tail.group(0).split("-")[0] if tail else ""
+        joined = (head + word).lower()
+        if f"{head}-{word}".lower() in hyphenated and joined not in plain:
+            return a + b
+        return a[:-1] + b
+    if match or a.endswith(("—", "–")):
+        return a + b  # "COVID-" + "19", "pre-" + "Windows": a real hyphen; a dash
+    if a and b and (is_cjk(a[-1]) or is_cjk(b[0])):
+        return a + b
+    return a + " " + b
+
+
+# --- assembly ---------------------------------------------------------------------------------
+
+
+def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
+    pitch = _line_pitch(pages)
+    kept = [[ln for ln in page if not ln.flags & _DROPPED] for page in pages]
+    edges = _right_edges(kept, pitch)
+    lines = [ln for page in kept for ln in page]
+    cleaned = [_clean(ln) for ln in lines]
+    words = " ".join(cleaned)
+    hyphenated = {w.lower() for w in _WORD.findall(words) if "-" in w}
+    plain = {w.lower() for w in re.findall(r"[A-Za-z]+", words)}
+
+    blocks: list[tuple[PdfLine, str]] = []
+    for line, text in zip(lines, cleaned, strict=True):
+        if not text:
+            continue
+        if blocks:
+            prev_line, prev_text = blocks[-1]
+            edge = edges.get(id(prev_line), 0.0)
+            if _joins(prev_line, line, pitch, edge):
+                merged = _join_text(prev_text, text, hyphenated, plain)
+                carry = PdfLine(merged, line.page, line.y, line.x0, line.x1, line.size, False, 0.0)
+                edges[id(carry)] = edges.get(id(line), edge)
+                blocks[-1] = (carry, merged)
+                continue
+        blocks.append((line, text))
+
+    parts: list[str] = []
+    headings: list[Heading] = []
+    offset = 0
+    for line, text in blocks:
+        if line.heading and parts:
+            parts.append("")  # a blank line before each heading
+            offset += 1
+        if line.heading:
+            headings.append(Heading(line.heading, offset, offset + len(text), text))
+        parts.append(text)
+        offset += len(text) + 1
+    return "\n".join(parts), tuple(headings)
+
+
+def read_pdf(data: bytes, name: str, path: str, *, use_outline: bool = True) -> PdfText:
+    """Read ``data`` (a PDF named ``name`` at ``path``) into text, headings and title.
+
+    ``use_outline=False`` finds the headings from the fonts even when the PDF has an outline
+    (the benchmark measures the font path against the outline this way)."""
+    reader = _open(data, name, path)
+    fonts = FontWidths()
+    pages: list[list[PdfLine]] = []
+    boxes: list[tuple[float, float]] = []
+    try:
+        for number, page in enumerate(reader.pages):
+            pages.append(page_lines(page, number, fonts))
+            box = page.mediabox
+            boxes.append((float(box.bottom), float(box.height)))
+        meta = reader.metadata
+        meta_title = str(meta.get("/Title") or "").strip() if meta else ""
+        entries = _outline_entries(reader) if use_outline else []
+    except SourceFileError:
+        raise
+    except Exception as exc:
+        raise _broken(name, path, exc) from exc
+    if not any(ln.text.strip() for lines in pages for ln in lines):
+        raise SourceFileError(
+            path,
+            f"「{name}」からテキストを抽出できませんでした（画像のみの PDF の可能性があります）。"
+            "スキップしました。",
+        )
+    return structure(pages, boxes, entries, meta_title)
+
+
+def structure(
+    pages: list[list[PdfLine]],
+    boxes: list[tuple[float, float]],
+    entries: list[tuple[int, int, float | None, str]],
+    meta_title: str,
+) -> PdfText:
+    """Steps 2-6 of the module docstring over the lines of every page."""
+    _drop_running_lines(pages, boxes)
+    _drop_contents(pages)
+    if entries:
+        _place_outline(entries, pages)
+    else:
+        _font_headings(pages)
+    text, headings = _assemble(pages)
+    title_line = next((ln.text for lines in pages for ln in lines if ln.title), "")
+    title = meta_title or normalize_text(title_line) or None
+    return PdfText(text=text, headings=headings, title=title)

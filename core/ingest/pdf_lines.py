@@ -1,0 +1,212 @@
+"""A PDF page as lines that keep their look: text, position, size and weight.
+
+pypdf's ``extract_text(visitor_text=...)`` gives every text run with its font, size and
+position; the runs are grouped into lines carrying their page, baseline, left and right edge
+(run widths from the font's metrics, see ``FontWidths``), dominant size and weight. A gap of more
+than ``_CELL_GAP_EM`` between two runs of a line is a table cell boundary and becomes ``" | "``;
+a smaller gap with no blank at the junction becomes a space.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["FontWidths", "PdfLine", "estimate_width", "is_cjk", "page_lines"]
+
+_CELL_GAP_EM = 2.5
+_SPACE_GAP_EM = 0.2
+_BOLD_SHARE = 0.9
+
+
+@dataclass(slots=True)
+class PdfLine:
+    text: str
+    page: int
+    y: float  # baseline, PDF user space (grows upwards)
+    x0: float
+    x1: float
+    size: float
+    bold: bool
+    first_word_width: float  # width of the first word, to tell a wrapped line from a short one
+    symbol_start: bool = False  # the first run is a single glyph of a symbol font
+    heading: int = 0  # level when the line is a heading
+    title: bool = False
+    flags: set[str] = field(default_factory=set)
+
+
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b|w[6-9]\b", re.IGNORECASE)
+_SYMBOL_FONT = re.compile(r"symbol|dingbat|wingding|webding", re.IGNORECASE)
+
+
+class FontWidths:
+    """Text widths from the font's own metrics (pypdf), cached per font dictionary.
+
+    pypdf keys the widths of composite (Type0, CID) fonts by glyph id rather than by character,
+    so for those, and whenever metrics are missing, the width is estimated: 1 em for Japanese
+    and other full-width characters, half an em for the rest.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[int, Any] = {}
+        self._keep: list[Any] = []
+
+    def width(self, font_dict: Any, text: str, size: float) -> float:
+        key = id(font_dict)
+        if key not in self._cache:
+            font = None
+            try:
+                if font_dict.get("/Subtype") != "/Type0":
+                    from pypdf.generic._font import Font
+
+                    font = Font.from_font_resource(font_dict)
+            except Exception:  # private API or an odd font: estimate instead
+                font = None
+            self._cache[key] = font
+            self._keep.append(font_dict)
+        font = self._cache[key]
+        if font is not None:
+            try:
+                return font.get_text_width(text) / 1000 * size
+            except Exception:
+                pass
+        return estimate_width(text, size)
+
+
+def estimate_width(text: str, size: float) -> float:
+    return sum(size if is_cjk(ch) else size * 0.5 for ch in text)
+
+
+def is_cjk(char: str) -> bool:
+    """A character of a script written without spaces between words (Japanese, Chinese)."""
+    code = ord(char)
+    return (
+        0x3000 <= code <= 0x9FFF
+        or 0xF900 <= code <= 0xFAFF
+        or 0xFF00 <= code <= 0xFFEF
+        or 0x20000 <= code <= 0x2FFFF
+    )
+
+
+@dataclass(slots=True)
+class _Run:
+    text: str
+    x0: float
+    x1: float
+    y: float
+    size: float
+    bold: bool
+    symbol: bool
+
+
+def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
+    """Runs in pypdf's reading order; ``None`` where pypdf breaks the line."""
+    runs: list[_Run | None] = []
+
+    def visit(text: str, cm: Any, tm: Any, font_dict: Any, font_size: float) -> None:
+        if not text:
+            return
+        scale_x = abs(tm[0] * cm[0]) or 1.0
+        scale_y = abs(tm[3] * cm[3]) or scale_x
+        size = round(float(font_size) * scale_y, 1)
+        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        name = str(font_dict.get("/BaseFont", "")) if font_dict else ""
+        parts = text.split("\n")
+        for number, part in enumerate(parts):
+            if number:
+                runs.append(None)
+                x = None  # text after a newline inside one run: position unknown
+            if not part:
+                continue
+            width = fonts.width(font_dict, part, float(font_size) * scale_x) if font_dict else 0
+            x0 = x if x is not None else float("nan")
+            runs.append(
+                _Run(
+                    part,
+                    x0,
+                    x0 + width,
+                    y,
+                    size,
+                    bool(_BOLD_NAME.search(name)),
+                    bool(_SYMBOL_FONT.search(name)),
+                )
+            )
+
+    page.extract_text(visitor_text=visit)
+    return runs
+
+
+def _join_runs(runs: list[_Run]) -> str:
+    out = ""
+    prev: _Run | None = None
+    for run in runs:
+        text = run.text
+        if prev is not None and run.x0 == run.x0 and text.strip():
+            gap = run.x0 - prev.x1
+            em = max(run.size, prev.size, 1.0)
+            if gap > _CELL_GAP_EM * em and out.strip():
+                out = out.rstrip() + " | "
+                text = text.lstrip()
+            elif (
+                gap > _SPACE_GAP_EM * em
+                and out
+                and not out[-1].isspace()
+                and not text[0].isspace()
+                and not (is_cjk(out[-1]) and is_cjk(text[0]))
+            ):
+                out += " "
+        out += text
+        if text.strip():
+            prev = run
+    return out
+
+
+def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
+    lines: list[PdfLine] = []
+    current: list[_Run] = []
+
+    def close() -> None:
+        body = [r for r in current if r.text.strip()]
+        if body:
+            text = _join_runs(current)
+            sizes: Counter[float] = Counter()
+            bold = 0
+            for run in body:
+                chars = len(run.text.strip())
+                sizes[run.size] += chars
+                bold += chars if run.bold else 0
+            total = sum(sizes.values())
+            first = body[0]
+            word = text.strip().split(" ")[0] if text.strip() else ""
+            if word and is_cjk(word[0]):
+                word = word[0]
+            positioned = [r for r in body if r.x0 == r.x0]
+            lines.append(
+                PdfLine(
+                    text=text,
+                    page=number,
+                    y=first.y,
+                    x0=min((r.x0 for r in positioned), default=0.0),
+                    x1=max((r.x1 for r in positioned), default=0.0),
+                    size=sizes.most_common(1)[0][0],
+                    bold=bold >= _BOLD_SHARE * total,
+                    first_word_width=estimate_width(word, first.size),
+                    symbol_start=first.symbol and len(first.text.strip()) == 1,
+                )
+            )
+        current.clear()
+
+    for run in _page_runs(page, fonts):
+        if run is None:
+            close()
+            continue
+        if current and run.text.strip():
+            last = next((r for r in reversed(current) if r.text.strip()), None)
+            if last is not None and abs(run.y - last.y) > 0.5 * max(run.size, last.size):
+                close()
+        current.append(run)
+    close()
+    return lines

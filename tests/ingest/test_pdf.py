@@ -1,0 +1,503 @@
+"""Reading PDFs into text and headings (core.ingest.pdf) on PDFs written here with fpdf2.
+
+English text uses fpdf2's core Helvetica. Japanese text, private-use bullet glyphs and ▪ / •
+use a TrueType font built at test time with fontTools (a box glyph per character: fpdf2 embeds
+it with a ToUnicode map, so pypdf reads the characters back), so no system font is needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fontTools.fontBuilder import FontBuilder
+from fontTools.pens.ttGlyphPen import TTGlyphPen
+from fpdf import FPDF
+
+from core.errors import SourceFileError
+from core.ingest.loaders import load_file
+from core.ingest.pdf_lines import is_cjk
+from core.schemas.documents import Document
+from core.text.chunking import chunk_document
+from core.text.normalize import normalize_text
+from tests.conftest import SAMPLE_RUNBOOKS
+
+LOREM = (
+    "Responders collect volatile evidence before they change anything on the host, record "
+    "every action with its time in the ticket, and keep the chain of custody for each item "
+    "they remove from the site so that the evidence can be used later if it is needed."
+)
+JA_PARAGRAPH = (
+    "初動対応では、端末をネットワークから切り離す前に揮発性の情報を保全し、"
+    "実施した操作と時刻をチケットに記録する。証拠の受け渡しは管理者の承認を得てから行い、"
+    "保管庫に入れるまでの経路をすべて残す。"
+)
+PUA_BULLET = "\uf0a7"
+
+
+def make_font(path: Path, bold: bool = False) -> Path:
+    """A TrueType font with a box glyph for ASCII, the Japanese test text and bullet glyphs."""
+    chars = {chr(c) for c in range(0x20, 0x7F)}
+    chars |= set(JA_PARAGRAPH + "手順書目的範囲概要連絡先対応確認項目") | set("▪•" + PUA_BULLET)
+    cmap = {ord(ch): f"g{ord(ch):05X}" for ch in sorted(chars)}
+    order = [".notdef", *cmap.values()]
+    builder = FontBuilder(1000, isTTF=True)
+    builder.setupGlyphOrder(order)
+    builder.setupCharacterMap(cmap)
+    glyphs = {}
+    for name in order:
+        pen = TTGlyphPen(None)
+        if name not in (".notdef", "g00020"):
+            pen.moveTo((50, 0))
+            pen.lineTo((50, 700))
+            pen.lineTo((400, 700))
+            pen.lineTo((400, 0))
+            pen.closePath()
+        glyphs[name] = pen.glyph()
+    builder.setupGlyf(glyphs)
+    widths = {".notdef": 500}
+    for code, name in cmap.items():
+        widths[name] = 1000 if is_cjk(chr(code)) else 500
+    builder.setupHorizontalMetrics({name: (width, 0) for name, width in widths.items()})
+    builder.setupHorizontalHeader(ascent=880, descent=-120)
+    family = "WbTestBold" if bold else "WbTest"
+    builder.setupNameTable(
+        {"familyName": family, "styleName": "Bold" if bold else "Regular", "psName": family}
+    )
+    builder.setupOS2(sTypoAscender=880, sTypoDescender=-120, usWinAscent=880, usWinDescent=120)
+    builder.setupPost()
+    builder.save(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def font(tmp_path_factory) -> Path:
+    return make_font(tmp_path_factory.mktemp("font") / "wbtest.ttf")
+
+
+def new_pdf() -> FPDF:
+    pdf = FPDF(format="A4")
+    pdf.set_margins(20, 20, 20)
+    pdf.set_auto_page_break(auto=True, margin=20)
+    pdf.c_margin = 0
+    return pdf
+
+
+def write(pdf: FPDF, text: str, size: float = 11, style: str = "", family: str = "Helvetica"):
+    pdf.set_font(family, style=style, size=size)
+    pdf.multi_cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(size * 0.3)
+
+
+def load(tmp_path: Path, pdf: FPDF, name: str = "doc.pdf") -> Document:
+    path = tmp_path / name
+    pdf.output(str(path))
+    doc, _ = load_file(path, tmp_path, 10_000_000)
+    assert doc.kind == "pdf"
+    assert normalize_text(doc.text) == doc.text  # already normal: heading spans stay valid
+    for heading in doc.headings or ():
+        assert doc.text[heading.start : heading.end] == heading.title
+        assert heading.start == 0 or doc.text[heading.start - 1] == "\n"
+        assert heading.end == len(doc.text) or doc.text[heading.end] == "\n"
+    return doc
+
+
+def tree(doc: Document) -> list[tuple[int, str]]:
+    return [(h.level, h.title) for h in doc.headings or ()]
+
+
+def section_of(doc: Document, phrase: str) -> tuple[str, ...]:
+    """The heading path of the chunk that holds ``phrase``."""
+    for chunk in chunk_document(doc, 500, 50):
+        if phrase in chunk.body:
+            return chunk.heading_path
+    raise AssertionError(f"{phrase!r} is in no chunk")
+
+
+# --- outline ----------------------------------------------------------------------------------
+
+
+def test_outline_gives_headings_levels_and_spans(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Incident Handling Guide", 20, "B")
+    pdf.start_section("Preparation", level=0)
+    write(pdf, "1 Preparation", 14, "B")
+    write(pdf, "Teams prepare jump bags. " + LOREM)
+    pdf.start_section("Tools and Facilities", level=1)
+    # the page shows the title with other spacing and case than the bookmark
+    write(pdf, "1.1  TOOLS AND  FACILITIES", 12, "B")
+    write(pdf, "Forensic workstations are kept ready. " + LOREM)
+    pdf.add_page()
+    pdf.start_section("Detection", level=0)
+    write(pdf, "2 Detection", 14, "B")
+    write(pdf, "Alerts are triaged within minutes. " + LOREM)
+    # an entry whose title is not on the page is written as its own line where it points
+    pdf.start_section("Signs of an Incident", level=1)
+    write(pdf, "Precursors and indicators differ. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [
+        (1, "1 Preparation"),
+        (2, "1.1 TOOLS AND FACILITIES"),
+        (1, "2 Detection"),
+        (2, "Signs of an Incident"),
+    ]
+    assert section_of(doc, "jump bags") == ("1 Preparation",)
+    assert section_of(doc, "Forensic workstations") == ("1 Preparation", "1.1 TOOLS AND FACILITIES")
+    assert section_of(doc, "Alerts are triaged") == ("2 Detection",)
+    assert section_of(doc, "Precursors and indicators") == ("2 Detection", "Signs of an Incident")
+
+
+def test_a_flat_outline_is_nested_by_its_numbers(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    for title in ["2. Detection", "2.1 Triage", "2.1.1 Queues", "2.2 Analysis", "3. Recovery"]:
+        pdf.start_section(title, level=0)  # every entry at the top level of the outline
+        write(pdf, title, 13, "B")
+        write(pdf, f"Work for {title}. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert [h.level for h in doc.headings] == [1, 2, 3, 2, 1]
+    assert section_of(doc, "Work for 2.1.1 Queues") == (
+        "2. Detection",
+        "2.1 Triage",
+        "2.1.1 Queues",
+    )
+
+
+def test_outline_title_at_the_start_of_a_paragraph_is_split_from_it(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.start_section("Organizations should plan for incidents.", level=0)
+    write(pdf, "Organizations should plan for incidents. Planning starts early. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [(1, "Organizations should plan for incidents.")]
+    assert section_of(doc, "Planning starts early") == ("Organizations should plan for incidents.",)
+
+
+# --- fonts ------------------------------------------------------------------------------------
+
+
+def test_two_heading_sizes_without_outline(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Ransomware Response Playbook", 20, "B")
+    write(pdf, "Containment", 16, "B")
+    write(pdf, "Isolate the host. " + LOREM)
+    write(pdf, "Network isolation", 13, "B")
+    write(pdf, "Unplug the cable or use the EDR. " + LOREM)
+    # a numbered list at the body size is a list, not headings
+    write(pdf, "1. Confirm the scope")
+    write(pdf, "2. Notify the lead")
+    write(pdf, "Recovery", 16, "B")
+    write(pdf, "Restore from backups. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert doc.title == "Ransomware Response Playbook"
+    assert tree(doc) == [(1, "Containment"), (2, "Network isolation"), (1, "Recovery")]
+    assert section_of(doc, "Unplug the cable") == ("Containment", "Network isolation")
+    assert section_of(doc, "2. Notify the lead") == ("Containment", "Network isolation")
+    assert section_of(doc, "Restore from backups") == ("Recovery",)
+
+
+def test_bold_body_size_headings_rank_below_larger_ones(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Eradication", 16, "B")
+    write(pdf, "Remove the malware. " + LOREM)
+    write(pdf, "Rebuilding hosts", 11, "B")
+    write(pdf, "Reimage from a known-good image. " + LOREM)
+    write(pdf, "Recovery", 16, "B")
+    write(pdf, "Bring the service back. " + LOREM)
+    write(pdf, "When is the incident closed?", 11, "B")  # a question is a heading too
+    write(pdf, "After the lessons-learned meeting. " + LOREM)
+    write(pdf, "Owners:", 11, "B")  # a run-in label ending in a colon is not
+    write(pdf, "The incident lead. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [
+        (1, "Eradication"),
+        (2, "Rebuilding hosts"),
+        (1, "Recovery"),
+        (2, "When is the incident closed?"),
+    ]
+    assert section_of(doc, "known-good image") == ("Eradication", "Rebuilding hosts")
+
+
+def test_one_font_size_falls_back_to_numbered_lines(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "1. Scope")
+    write(pdf, "This runbook covers lost laptops. " + LOREM)
+    write(pdf, "2. Steps")
+    write(pdf, "Lock the device remotely. " + LOREM)
+    write(pdf, "2.1 Reporting")
+    write(pdf, "Report to the privacy office. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [(1, "1. Scope"), (1, "2. Steps"), (2, "2.1 Reporting")]
+    assert section_of(doc, "privacy office") == ("2. Steps", "2.1 Reporting")
+
+
+def test_one_font_and_no_numbers_is_read_without_headings(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Plain memo")
+    write(pdf, LOREM)
+    doc = load(tmp_path, pdf)
+    assert doc.headings == ()
+    assert "chain of custody" in doc.text
+    assert chunk_document(doc, 500, 50)
+
+
+# --- table of contents ------------------------------------------------------------------------
+
+
+def test_table_of_contents_is_dropped_and_never_a_heading(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Table of Contents", 16, "B")
+    for entry, page in [
+        ("1. Preparation", 2),
+        ("2. Detection and Analysis", 2),
+        ("3. Recovery", 3),
+    ]:
+        write(pdf, f"{entry} {'.' * 60} {page}")
+    pdf.add_page()
+    write(pdf, "1. Preparation", 16, "B")
+    write(pdf, "Prepare the jump bag. " + LOREM)
+    write(pdf, "2. Detection and Analysis", 16, "B")
+    write(pdf, "Analyse the alerts. " + LOREM)
+    pdf.add_page()
+    write(pdf, "3. Recovery", 16, "B")
+    write(pdf, "Restore the service. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert ".........." not in doc.text
+    assert doc.text.count("3. Recovery") == 1
+    assert tree(doc) == [
+        (1, "Table of Contents"),
+        (1, "1. Preparation"),
+        (1, "2. Detection and Analysis"),
+        (1, "3. Recovery"),
+    ]
+    assert section_of(doc, "Prepare the jump bag") == ("1. Preparation",)
+    assert section_of(doc, "Analyse the alerts") == ("2. Detection and Analysis",)
+
+
+def test_contents_without_leaders_after_a_contents_heading(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Contents", 16, "B")
+    for entry, page in [("Overview", 2), ("Escalation", 2), ("Contacts", 3)]:
+        write(pdf, f"{entry}    {page}")
+    pdf.add_page()
+    write(pdf, "Overview", 16, "B")
+    write(pdf, "What this covers. " + LOREM)
+    write(pdf, "Escalation", 16, "B")
+    write(pdf, "Call the lead. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert "Contacts" not in doc.text
+    assert [t for _, t in tree(doc)] == ["Contents", "Overview", "Escalation"]
+
+
+def test_contents_end_where_the_body_starts_on_the_same_page(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Contents", 16, "B")
+    write(pdf, "Scope    1")
+    write(pdf, "Escalation    1")
+    write(pdf, "Scope", 16, "B")
+    write(pdf, "This plan was last revised in 2012")
+    write(pdf, "Escalation", 16, "B")
+    write(pdf, "Call the duty manager on extension 4410")
+    doc = load(tmp_path, pdf)
+    assert "This plan was last revised in 2012" in doc.text
+    assert "Call the duty manager on extension 4410" in doc.text
+    assert "Scope 1" not in doc.text and "Escalation 1" not in doc.text
+    assert section_of(doc, "revised in 2012") == ("Scope",)
+
+
+# --- running headers, footers, page numbers ---------------------------------------------------
+
+
+class _Paged(FPDF):
+    def header(self) -> None:
+        self.set_font("Helvetica", size=8)
+        self.cell(0, 5, "TLP:AMBER", align="L")
+        self.cell(0, 5, "ACME Incident Response Plan", align="R", new_x="LMARGIN", new_y="NEXT")
+        self.ln(4)
+
+    def footer(self) -> None:
+        self.set_y(-15)
+        self.set_font("Helvetica", size=8)
+        self.cell(0, 5, f"Page {self.page_no()} of {{nb}}", align="C")
+
+
+def test_running_header_footer_label_and_page_numbers_are_removed(tmp_path: Path):
+    pdf = _Paged(format="A4")
+    pdf.set_margins(20, 15, 20)
+    pdf.set_auto_page_break(auto=True, margin=20)
+    pdf.add_page()
+    for number in range(1, 5):
+        write(pdf, f"Phase {number}", 16, "B")
+        for _ in range(6):
+            write(pdf, f"Phase {number} work. " + LOREM + " " + LOREM)
+    assert pdf.page_no() >= 3
+    doc = load(tmp_path, pdf)
+    assert "TLP:AMBER" not in doc.text
+    assert "ACME Incident Response Plan" not in doc.text
+    assert "Page " not in doc.text
+    assert [t for _, t in tree(doc)] == ["Phase 1", "Phase 2", "Phase 3", "Phase 4"]
+    # a paragraph running over a page break is one paragraph, with no footer inside it
+    assert not any(line.strip().isdigit() for line in doc.text.splitlines())
+
+
+def test_roman_page_numbers_in_the_margin_are_removed(tmp_path: Path):
+    class Roman(FPDF):
+        def footer(self) -> None:
+            self.set_y(-15)
+            self.set_font("Helvetica", size=9)
+            self.cell(0, 5, ["i", "ii", "iii", "iv"][self.page_no() - 1], align="C")
+
+    pdf = Roman(format="A4")
+    pdf.set_margins(20, 20, 20)
+    for number in range(3):
+        pdf.add_page()
+        write(pdf, f"Front matter page {number}. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert not any(line.strip() in {"i", "ii", "iii"} for line in doc.text.splitlines())
+
+
+# --- lists, hyphenation, joining --------------------------------------------------------------
+
+
+def test_bullet_glyphs_become_list_items(tmp_path: Path, font: Path):
+    pdf = new_pdf()
+    pdf.add_font("wb", fname=str(font))
+    pdf.add_page()
+    write(pdf, "Responders keep these items ready:", family="wb")
+    for glyph, item in [
+        (PUA_BULLET, "Spare laptops"),
+        ("▪", "Write blockers"),
+        ("•", "Evidence bags"),
+        ("o", "Blank media"),
+    ]:
+        pdf.set_font("wb", size=11)
+        pdf.cell(6, 6, glyph)
+        pdf.cell(0, 6, item, new_x="LMARGIN", new_y="NEXT")
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    for item in ["Spare laptops", "Write blockers", "Evidence bags", "Blank media"]:
+        assert f"- {item}" in lines
+    assert not any(0xE000 <= ord(ch) <= 0xF8FF for ch in doc.text)
+    assert "▪" not in doc.text and "•" not in doc.text
+
+
+def _justified(pdf: FPDF, lines: list[str], size: float = 11) -> None:
+    """Lines broken where the test says, justified to the full width like a typeset page:
+    each word is placed on its own, the blanks widened so that the line ends at the margin."""
+    pdf.set_font("Helvetica", size=size)
+    y = pdf.get_y() + size * 0.4
+    for number, line in enumerate(lines):
+        words = line.split(" ")
+        widths = [pdf.get_string_width(word) for word in words]
+        last = number == len(lines) - 1
+        gap = pdf.get_string_width(" ")
+        if not last and len(words) > 1:
+            gap = (pdf.epw - sum(widths)) / (len(words) - 1)
+        x = pdf.l_margin
+        for word, width in zip(words, widths, strict=True):
+            pdf.text(x, y, word)
+            x += width + gap
+        y += size * 0.5
+    pdf.set_y(y)
+
+
+def test_hyphenated_words_are_rejoined_and_real_hyphens_kept(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    _justified(
+        pdf,
+        [
+            "The team writes a follow-up report after each review of the inci-",
+            "dent, and the handlers agree on who owns each follow-",
+            "up item. The checklist covers the network as well as pre-",
+            "Windows systems and every service that the organization runs today.",
+        ],
+    )
+    doc = load(tmp_path, pdf)
+    assert "review of the incident, and the handlers" in doc.text
+    assert "each follow-up item" in doc.text
+    assert "as well as pre-Windows systems" in doc.text
+
+
+def test_english_lines_join_with_a_space_and_sentences_get_theirs(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Do not power off the host during an attack.Don't reboot it either. " + LOREM)
+    write(pdf, "A short line.")
+    write(pdf, "Another paragraph follows the short line.")
+    doc = load(tmp_path, pdf)
+    assert "attack. Don't reboot" in doc.text
+    assert LOREM in doc.text  # the wrapped paragraph is one line again, words spaced
+    assert "A short line.\nAnother paragraph" in doc.text
+
+
+def test_japanese_lines_join_without_a_space(tmp_path: Path, font: Path):
+    pdf = new_pdf()
+    pdf.add_font("wb", fname=str(font))
+    pdf.add_page()
+    write(pdf, "対応手順書", 18, family="wb")
+    write(pdf, "1. 目的", 14, family="wb")
+    pdf.set_font("wb", size=11)
+    pdf.multi_cell(100, 6, JA_PARAGRAPH, new_x="LMARGIN", new_y="NEXT", wrapmode="CHAR")
+    pdf.ln(4)
+    write(pdf, "2. 連絡先", 14, family="wb")
+    write(pdf, "Contact the SOC lead by phone. " + LOREM, family="wb")
+    doc = load(tmp_path, pdf)
+    assert JA_PARAGRAPH in doc.text
+    assert tree(doc) == [(1, "1. 目的"), (1, "2. 連絡先")]
+    assert doc.title == "対応手順書"
+    assert section_of(doc, "揮発性の情報") == ("1. 目的",)
+    assert "Contact the SOC lead by phone. " + LOREM in doc.text
+
+
+def test_table_rows_stay_one_per_line(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Severity levels:")
+    pdf.set_font("Helvetica", size=10)
+    with pdf.table(col_widths=(30, 140), first_row_as_headings=False) as table:
+        for row in [("Sev1", "Critical service down"), ("Sev2", "Single server compromised")]:
+            cells = table.row()
+            for cell in row:
+                cells.cell(cell)
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    assert any(ln.startswith("Sev1") and ln.endswith("Critical service down") for ln in lines)
+    assert any(ln.startswith("Sev2") and ln.endswith("Single server compromised") for ln in lines)
+
+
+# --- bad input and the shipped Japanese samples -----------------------------------------------
+
+
+def test_pdf_without_text_is_refused_in_japanese(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.set_fill_color(200, 200, 200)
+    pdf.rect(20, 20, 170, 250, style="F")  # what a scanned page looks like to a text reader
+    path = tmp_path / "scan.pdf"
+    pdf.output(str(path))
+    with pytest.raises(SourceFileError) as info:
+        load_file(path, tmp_path, 10_000_000)
+    assert "scan.pdf" in info.value.user_message
+    assert "テキストを抽出できませんでした" in info.value.user_message
+
+
+@pytest.mark.parametrize("name", ["pdf-incident-triage.pdf", "pdf-cloud-account-compromise.pdf"])
+def test_sample_pdfs_keep_their_numbered_headings(name: str):
+    doc, _ = load_file(SAMPLE_RUNBOOKS / name, SAMPLE_RUNBOOKS, 10_000_000)
+    levels = dict(tree(doc))
+    titles = [t for _, t in tree(doc)]
+    assert "1. 目的" in titles and "6. 注意事項" in titles
+    assert all(t[0].isdigit() for t in titles)  # the title and the metadata line are not headings
+    for level, title in tree(doc):
+        assert level == title.split(" ")[0].rstrip(".").count(".") + 1, title
+    assert levels
+    assert not doc.text.startswith("1.")  # the title line stays before the first heading
