@@ -4,7 +4,8 @@ Commands:
   index runbooks [--data DIR]      build or update the runbook indexes (incremental)
   search "QUERY" [--k N] [--fusion weighted|rrf] [--weights KW,SEM,GRAPH] [--json]
   ask "QUESTION" [--k N] [--bm25-weight W] [--data DIR] [--json]
-  audit verify [--date YYYY-MM-DD]
+  audit verify [--date YYYY-MM-DD]   exit 0 intact, 1 tampered, 2 could not check
+  audit rotate-key
   serve [--address ADDR] [--port N]  check who could reach it, index, then start the app
 
 Errors print a Japanese message on stderr and exit non-zero.
@@ -137,27 +138,47 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from datetime import date
 
-    from core.audit import log_path, verify_file
+    from core.audit import keyring_for, log_path
+    from core.audit_keys import AuditKeyError
+    from core.audit_verify import INTACT, TAMPERED, verify_file, verify_log
     from core.settings import get_settings
 
-    logs_dir = get_settings().logs_dir
+    settings = get_settings()
+    logs_dir = settings.logs_dir
+    try:
+        keys = keyring_for(settings, create=False)
+    except AuditKeyError as exc:
+        if not any(logs_dir.glob("query_*.jsonl*")):
+            print("監査ログはまだありません（記録が 1 件も無い状態です）。")
+            return INTACT
+        print(f"確認できません: {exc.user_message}", file=sys.stderr)
+        return 2
     if args.date:
         try:
             day = date.fromisoformat(args.date)
         except ValueError as exc:
             raise WorkbenchError(f"日付は YYYY-MM-DD で指定してください: {args.date}") from exc
-        paths = [log_path(logs_dir, day)]
-    else:
-        paths = sorted(logs_dir.glob("query_*.jsonl"))
-        if not paths:
-            print("監査ログがありません。")
-            return 0
-    failed = 0
-    for path in paths:
-        report = verify_file(path)
-        print(report.message_ja())
-        failed += not report.ok
-    return 1 if failed else 0
+        path = log_path(logs_dir, day)
+        if not path.exists():
+            print(f"{path.name} がありません。", file=sys.stderr)
+            return TAMPERED
+        check = verify_file(path, keys)
+        print(check.message_ja())
+        return INTACT if check.ok else TAMPERED
+    report = verify_log(logs_dir, keys)
+    for message in report.messages_ja():
+        print(message, file=sys.stdout if report.exit_code == INTACT else sys.stderr)
+    return report.exit_code
+
+
+def cmd_audit_rotate(args: argparse.Namespace) -> int:
+    from core.audit import keyring_for, rotate_key
+    from core.settings import get_settings
+
+    settings = get_settings()
+    new_id = rotate_key(settings.logs_dir, keyring_for(settings))
+    print(f"監査ログの署名鍵を交替しました（新しい鍵: {new_id}）。交替はログに記録されています。")
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -234,6 +255,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_verify = audit_sub.add_parser("verify", help="ハッシュチェーンを検証する")
     p_verify.add_argument("--date", default=None, help="YYYY-MM-DD（既定: すべての日）")
     p_verify.set_defaults(func=cmd_audit_verify)
+    p_rotate = audit_sub.add_parser("rotate-key", help="署名鍵を交替し、交替をログに記録する")
+    p_rotate.set_defaults(func=cmd_audit_rotate)
 
     p_serve = sub.add_parser("serve", help="公開範囲を確認し、索引を更新してアプリを起動する")
     p_serve.add_argument(

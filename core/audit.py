@@ -5,12 +5,16 @@ with ``AuditRecord.from_answer`` and the dashboard and evaluation code read it b
 ``AuditRecord.from_line``. Lines written before the typed record (no ``schema_version``) load as
 version 1 with defaults for what they lack.
 
-Every record carries ``prev_hash`` and ``hash`` = sha256 of its canonical JSON (keys sorted,
-without ``hash``), chained within the day's file from ``GENESIS``. A sidecar
-``query_YYYY-MM-DD.jsonl.head`` holds the line count and last hash, so that removing or truncating
-the last lines is detected too. Appends take an exclusive ``flock`` on the sidecar, so concurrent
-sessions and processes write whole, correctly chained lines. Personal data and secrets are
-masked (``core.masking``) before anything is written.
+Every record carries ``key_id``, ``prev_hash`` and ``hash`` = HMAC-SHA256 (with the key
+``key_id`` of the ring in ``core.audit_keys``, kept outside the log folder) of its canonical JSON
+(keys sorted, without ``hash``). The chain runs across days: a day's first record links to the
+previous day's last. A signed sidecar ``query_YYYY-MM-DD.jsonl.head`` holds each day's line count
+and last hash, and the signed anchor beside the keys holds the chain's tip, so that removing the
+last lines, a day, or a whole log with its head is evident. Without the key nobody can forge a
+record, recompute the chain or rewrite a head. Appends take an exclusive ``flock`` beside the
+keys, so concurrent sessions and processes write whole, correctly chained lines. Personal data
+and secrets are masked (``core.masking``) before anything is written. ``verify_log`` checks it
+all; records written before keys (no ``key_id``) are checked as the unkeyed chain they were.
 """
 
 from __future__ import annotations
@@ -22,16 +26,24 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from core.audit_keys import (
+    AuditKeyError,
+    KeyRing,
+    anchor_path,
+    keys_dir_for,
+    read_anchor,
+    write_anchor,
+)
 from core.errors import WorkbenchError
 from core.masking import mask_value
 from core.schemas.answer import Answer
+from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +103,8 @@ class AuditRecord(BaseModel):
     slow: bool = False
     warnings: list[str] = Field(default_factory=list)
     removed_refs: list[str] = Field(default_factory=list)
+    rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
+    key_id: str | None = None  # the key that signed ``hash`` (none before keyed logs)
     prev_hash: str | None = None
     hash: str | None = None
 
@@ -146,53 +160,98 @@ class AuditRecord(BaseModel):
 
     def log_fields(self) -> dict[str, Any]:
         """The JSON object written to the log (before masking and chaining)."""
-        return self.model_dump(mode="json", exclude={"prev_hash", "hash"})
+        return self.model_dump(mode="json", exclude={"key_id", "prev_hash", "hash"})
 
 
 class AuditWriteError(WorkbenchError):
     """The audit record could not be written (the chat goes on with a warning)."""
 
 
+LOG_PREFIX = "query_"
+
+
 def log_path(logs_dir: Path, day: date) -> Path:
-    return logs_dir / f"query_{day.isoformat()}.jsonl"
+    return Path(logs_dir) / f"{LOG_PREFIX}{day.isoformat()}.jsonl"
+
+
+KEYS_FILE = "audit-keys.json"
+ROTATION_MODE = "key_rotation"
 
 
 def _head_path(path: Path) -> Path:
     return path.with_name(path.name + ".head")
 
 
-def record_hash(record: dict[str, Any]) -> str:
+def default_keyring(logs_dir: Path, *, create: bool = True) -> KeyRing:
+    """The ring beside the log folder (``keys/audit-keys.json``), created on first use."""
+    return KeyRing.load(keys_dir_for(logs_dir) / KEYS_FILE, create=create)
+
+
+def _canonical(record: dict[str, Any]) -> str:
     body = {k: v for k, v in record.items() if k != "hash"}
-    canonical = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def record_hash(record: dict[str, Any], keys: KeyRing | None = None) -> str:
+    """The record's hash: HMAC with its ``key_id`` when it has one, else plain sha256 (version 1)."""
+    key_id = record.get("key_id")
+    if key_id is None:
+        return hashlib.sha256(_canonical(record).encode("utf-8")).hexdigest()
+    if keys is None or key_id not in keys.keys:
+        raise AuditKeyError(f"監査ログの鍵 {key_id} がありません。")
+    return keys.mac(_canonical(record), key_id)
+
+
+def _head_message(name: str, lines: int, last_hash: str) -> str:
+    return f"head\n{name}\n{lines}\n{last_hash}"
 
 
 @contextmanager
-def _locked_head(path: Path) -> Iterator[Any]:
+def _chain_lock(logs_dir: Path, keys_dir: Path) -> Iterator[None]:
+    """One writer at a time for the whole chain (every day links to the one before)."""
+    lock = anchor_path(keys_dir, logs_dir).with_suffix(".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _day_state(path: Path) -> tuple[int, str | None]:
+    """(lines, last hash) of a day file, from its head or, when the head is unusable, the file."""
     head = _head_path(path)
-    head.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(head, os.O_RDWR | os.O_CREAT, 0o640)
-    with os.fdopen(fd, "r+", encoding="utf-8") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield fh
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    try:
+        state = json.loads(head.read_text(encoding="utf-8"))
+        return int(state["lines"]), str(state["hash"])
+    except (OSError, ValueError, KeyError, TypeError):
+        records, _ = read_records(path) if path.exists() else ([], 0)
+        last = next((r["hash"] for r in reversed(records) if isinstance(r.get("hash"), str)), None)
+        return len(records), last
 
 
-def _state_from_file(path: Path) -> dict[str, Any]:
-    """Rebuild the head from the log itself (a missing sidecar must not restart the chain)."""
-    records, _ = read_records(path) if path.exists() else ([], 0)
-    last = next((r["hash"] for r in reversed(records) if isinstance(r.get("hash"), str)), GENESIS)
-    return {"lines": len(records), "hash": last}
+def _write_private_file(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def append_record(
-    logs_dir: Path, entry: AuditRecord | dict[str, Any], now: datetime | None = None
+    logs_dir: Path,
+    entry: AuditRecord | dict[str, Any],
+    now: datetime | None = None,
+    *,
+    keys: KeyRing | None = None,
 ) -> dict:
-    """Mask, chain and append one record; returns the written record. Raises AuditWriteError.
+    """Mask, sign, chain and append one record; returns the written record.
 
     A plain mapping is validated into an ``AuditRecord`` first, so every line has its shape.
+    ``keys``: the ring to sign with (default: the one beside the log folder, created on first
+    use). Raises AuditWriteError (Japanese) when the record cannot be written.
     """
     now = now or datetime.now().astimezone()
     path = log_path(logs_dir, now.date())
@@ -211,14 +270,21 @@ def append_record(
         if name in record:
             record[name] = mask_value(record[name])
     try:
-        with _locked_head(path) as head:
-            head.seek(0)
-            raw = head.read().strip()
-            state = json.loads(raw) if raw else _state_from_file(path)
-            record["prev_hash"] = state["hash"]
-            record["hash"] = record_hash(record)
+        keys = keys or default_keyring(logs_dir)
+        keys_dir = keys.path.parent if keys.path else keys_dir_for(logs_dir)
+        anchor = anchor_path(keys_dir, logs_dir)
+        Path(logs_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
+        with _chain_lock(logs_dir, keys_dir):
+            lines, last = _day_state(path)
+            if last is None:  # the day's first record links to the chain's tip
+                tip = read_anchor(anchor, keys) or {}
+                last = str(tip.get("hash") or GENESIS)
+            record["key_id"] = keys.current
+            record["prev_hash"] = last
+            record["hash"] = keys.mac(_canonical(record))
             line = json.dumps(record, ensure_ascii=False) + "\n"
-            with path.open("ab") as fh:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            with os.fdopen(fd, "ab") as fh:
                 if fh.tell() > 0:
                     with path.open("rb") as check:
                         check.seek(-1, os.SEEK_END)
@@ -227,11 +293,22 @@ def append_record(
                 fh.write(line.encode("utf-8"))
                 fh.flush()
                 os.fsync(fh.fileno())
-            head.seek(0)
-            head.truncate()
-            head.write(json.dumps({"lines": state["lines"] + 1, "hash": record["hash"]}))
-            head.flush()
-            os.fsync(head.fileno())
+            lines += 1
+            head = {
+                "lines": lines,
+                "hash": record["hash"],
+                "key_id": keys.current,
+                "mac": keys.mac(_head_message(path.name, lines, record["hash"])),
+            }
+            _write_private_file(_head_path(path), json.dumps(head))
+            write_anchor(anchor, keys, path.name, lines, record["hash"])
+    except AuditKeyError as exc:
+        log.warning("audit key unusable: %s", exc.user_message)
+        raise AuditWriteError(
+            f"監査ログを書き込めませんでした（{exc.user_message}）。回答は表示しますが、"
+            "管理者に連絡してください。",
+            detail=exc.detail,
+        ) from exc
     except (OSError, ValueError, TypeError) as exc:
         log.warning("audit write failed: %s", exc)
         raise AuditWriteError(
@@ -241,67 +318,45 @@ def append_record(
     return record
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    path: str
-    lines: int
-    ok: bool
-    first_bad_line: int | None = None  # 1-based
-    reason: str | None = None
-
-    def message_ja(self) -> str:
-        if self.ok:
-            return f"{self.path}: {self.lines} 行、ハッシュチェーンは正常です。"
-        return f"{self.path}: {self.first_bad_line} 行目で改ざん・欠落を検出しました（{self.reason}）。"
+def keyring_for(settings: Settings, *, create: bool = True) -> KeyRing:
+    """The settings' key (``WB_AUDIT_KEY``), else the ring beside the log folder."""
+    if settings.audit_key is not None:
+        return KeyRing.from_hex(settings.audit_key.get_secret_value())
+    return default_keyring(settings.logs_dir, create=create)
 
 
-def verify_file(path: Path) -> VerifyReport:
-    """Check every line's hash and chain, and the head sidecar (removal/truncation at the end)."""
-    if not path.exists():
-        return VerifyReport(str(path), 0, False, 1, "ログファイルがありません")
-    prev = GENESIS
-    count = 0
-    with path.open("rb") as fh:
-        data = fh.read()
-    lines = data.split(b"\n")
-    trailing_ok = data.endswith(b"\n") or not data
-    if lines and lines[-1] == b"":
-        lines = lines[:-1]
-    for number, raw in enumerate(lines, start=1):
-        try:
-            record = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            reason = (
-                "行が途中で切れています"
-                if number == len(lines) and not trailing_ok
-                else "JSON として読めません"
-            )
-            return VerifyReport(str(path), count, False, number, reason)
-        if record.get("prev_hash") != prev:
-            return VerifyReport(
-                str(path),
-                count,
-                False,
-                number,
-                "前の行とのチェーンが一致しません（行の削除・挿入）",
-            )
-        if record.get("hash") != record_hash(record):
-            return VerifyReport(
-                str(path), count, False, number, "内容がハッシュと一致しません（行の編集）"
-            )
-        prev = record["hash"]
-        count += 1
-    head = _head_path(path)
-    if head.exists():
-        try:
-            state = json.loads(head.read_text(encoding="utf-8") or "{}")
-        except json.JSONDecodeError:
-            state = {}
-        if state and (state.get("lines") != count or state.get("hash") != prev):
-            return VerifyReport(
-                str(path), count, False, count + 1, "末尾の行が削除されたか、切り詰められています"
-            )
-    return VerifyReport(str(path), count, True)
+def record_answer(settings: Settings, answer: Answer, session_id: str | None) -> None:
+    """Append the answer's record; a failure becomes a Japanese warning on the answer."""
+    try:
+        keys = keyring_for(settings)
+        append_record(settings.logs_dir, AuditRecord.from_answer(answer, session_id), keys=keys)
+        answer.audit_logged = True
+    except AuditKeyError as exc:
+        answer.warnings.append(
+            f"監査ログを書き込めませんでした（{exc.user_message}）。管理者に連絡してください。"
+        )
+    except AuditWriteError as exc:
+        answer.warnings.append(exc.user_message)
+
+
+def rotate_key(logs_dir: Path, keys: KeyRing | None = None) -> str:
+    """Add a new current key and record the rotation in the chain (signed with the old key)."""
+    keys = keys or default_keyring(logs_dir)
+    rotated = keys.with_new_key()
+    append_record(
+        logs_dir,
+        AuditRecord(
+            schema_version=AUDIT_SCHEMA_VERSION,
+            page="audit",
+            answer_mode=ROTATION_MODE,
+            query="鍵の交替",
+            answer=f"監査ログの署名鍵を {keys.current} から {rotated.current} に交替しました。",
+            rotated_to=rotated.current,
+        ),
+        keys=KeyRing(keys.current, rotated.keys, keys.path),
+    )
+    rotated.save()
+    return rotated.current
 
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:

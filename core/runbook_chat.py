@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core import guardrails
-from core.audit import AuditRecord, AuditWriteError, append_record
+from core.audit import record_answer
 from core.errors import LLMError, WorkbenchError
 from core.generation.citations import excerpt, markers_in, strip_invented_markers
 from core.generation.extractive import Evidence, extractive_answer
@@ -168,7 +168,7 @@ def ask(
         "data": str(config.data) if config.data else None,
     }
     if config.write_audit:
-        _audit(answer, config, settings)
+        record_answer(settings, answer, config.session_id)
     return answer
 
 
@@ -294,11 +294,3 @@ def open_citation(
         changed=current is not None and current != doc_hash,
         removed=current is None,
     )
-
-
-def _audit(answer: Answer, config: ChatConfig, settings: Settings) -> None:
-    try:
-        append_record(settings.logs_dir, AuditRecord.from_answer(answer, config.session_id))
-        answer.audit_logged = True
-    except AuditWriteError as exc:
-        answer.warnings.append(exc.user_message)

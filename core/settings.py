@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -79,6 +79,15 @@ class Settings(BaseSettings):
     allowed_roots: list[Path] = Field(
         default_factory=lambda: [PROJECT_ROOT / "data"],
         description="User-supplied folders must lie under one of these.",
+    )
+
+    # --- audit log (core.audit) ------------------------------------------------------
+    audit_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "The audit log's HMAC key (64 hex characters) from a secret store; when unset, a key "
+            "ring is kept in keys/ under the state folder (created 0600 on first use)."
+        ),
     )
 
     # --- serving (core.serving) --------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.audit import VerifyReport, verify_file
+from core.audit_verify import FileCheck, verify_file
 from core.evaluation.logs import FLAG_FIELDS
 
 PAGE_LABELS = {"runbook_chat": "手順書チャット", "wiki_qa": "Wikipedia QA", "unknown": "不明"}
@@ -122,7 +122,7 @@ def flag_rates_long(days: pd.DataFrame) -> pd.DataFrame:
 
 # --- audit chain ------------------------------------------------------------------------------
 
-_verified: OrderedDict[tuple[str, int, int, int], VerifyReport] = OrderedDict()
+_verified: OrderedDict[tuple[str, int, int, int], FileCheck] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -151,8 +151,8 @@ def chain_status(paths: Iterable[Path]) -> pd.DataFrame:
                 "file": path.name,
                 "lines": report.lines,
                 "ok": report.ok,
-                "first_bad_line": report.first_bad_line,
-                "reason": report.reason,
+                "first_bad_line": report.problems[0].line if report.problems else None,
+                "reason": report.problems[0].reason if report.problems else None,
                 "message": report.message_ja(),
             }
         )

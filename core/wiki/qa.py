@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core import guardrails
-from core.audit import AuditRecord, AuditWriteError, append_record
+from core.audit import record_answer
 from core.errors import LLMError, WorkbenchError
 from core.generation.citations import (
     excerpt,
@@ -264,11 +264,7 @@ def ask(
     answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
     answer.processing_time_sec = round(answer.timings_ms["total"] / 1000, 4)
     if config.write_audit:
-        try:
-            append_record(settings.logs_dir, AuditRecord.from_answer(answer, config.session_id))
-            answer.audit_logged = True
-        except AuditWriteError as exc:
-            answer.warnings.append(exc.user_message)
+        record_answer(settings, answer, config.session_id)
     return answer
 
 
