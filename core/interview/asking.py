@@ -14,11 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from core.interview.domains import SlotSpec
+from core.interview.params import VoIParams
 from core.interview.parsing import COMPARABLE_KINDS
 from core.interview.qcheck import MAX_CHARS, compress, run_qcheck, specificity
 from core.interview.qgen import Draft, TemplateQuestionGenerator, fallback_question
 from core.interview.state import ActionScore, Decision, Fact, QuestionRecord, SessionState
-from core.interview.voi import VoIParams
 
 Emit = Callable[[str, dict[str, Any]], None]
 MAX_PREFACED_CHARS = 130

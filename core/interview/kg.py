@@ -7,7 +7,7 @@ and facts from retrieval or inference stay ``pending`` until the user confirms t
 
 Batches go to the store's outbox in the turn's transaction; ``flush_outbox`` hands them to the
 backend: ``SQLiteKnowledgeGraph`` (default, in ``interview.sqlite``) or ``Neo4jKnowledgeGraph``
-(``NEO4J_URI`` set; the design's Cypher with ``MERGE`` by id). Upserts keep the maximum
+(``NEO4J_URI`` set; the design's Cypher with ``MERGE`` by id; ``orchestrator.open_graph`` chooses). Upserts keep the maximum
 confidence, the provenance and created/updated timestamps. A backend failure is a warning: the
 batches stay in the outbox and are retried on the next turn. It never stops the interview.
 """
@@ -27,7 +27,6 @@ from pydantic import BaseModel, Field
 from core.interview.domains import SlotSpec
 from core.interview.state import Approval, Fact, SessionState
 from core.interview.store import SessionStore, ThreadConnections
-from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -283,14 +282,6 @@ class SQLiteKnowledgeGraph:
 
     def close(self) -> None:
         self._conns.close()
-
-
-def open_graph(settings: Settings) -> KnowledgeGraph:
-    if settings.neo4j_uri:
-        from core.interview.kg_neo4j import Neo4jKnowledgeGraph
-
-        return Neo4jKnowledgeGraph(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password)
-    return SQLiteKnowledgeGraph(settings.interview_db)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@
     bundle S    : cost_ask(S) = f × (base + Σ marginal_s − synergy × Σ marginal_s),
                   VoI_ask(S) = Σ P_s × Δ_s × value_s / cost_ask(S)
 
-``VoIParams`` holds the design's initial values (P(answerable)=0.6, retrievability=0.7,
+``VoIParams`` (``core.interview.params``) holds the design's initial values (P(answerable)=0.6, retrievability=0.7,
 cost_ask=1.0, cost_search=0.5, synergy 0.15, τ_stop=0.08) as priors; the values used are the
 session's adapted ones (``core.interview.adaptation``: importance_s, P(answerable_s),
 retrievability_s, cost_ask = 1.0 × f, cost_search). ``critical_weight`` is 1.0 for critical
@@ -24,36 +24,13 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
 
 from core.interview import adaptation as adapt
 from core.interview.domains import SlotSpec
-from core.interview.gap import TAU_STALENESS, priority
+from core.interview.gap import priority
+from core.interview.params import VoIParams
 from core.interview.slots import Slot, coverage
 from core.interview.state import ActionScore, SessionState
-
-
-@dataclass(frozen=True, slots=True)
-class VoIParams:
-    p_answerable: float = 0.6
-    retrievability: float = 0.7
-    cost_ask: float = 1.0
-    cost_search: float = 0.5
-    quality_expectation: float = 0.8
-    critical_weight: float = 1.0
-    auxiliary_weight: float = 0.5
-    coverage_bonus: float = 0.2
-    coverage_target: float = 0.85
-    bundle_base: float = 0.3
-    synergy: float = 0.15
-    max_bundle: int = 2
-    tau_stop: float = 0.08
-    unanswered_decay: float = 0.5  # the fixed rule when ``adaptive`` is off
-    tau_staleness: float = TAU_STALENESS
-    top_k: int | None = None  # consider only the k highest gap priorities (None: all)
-    focus_temperature: float | None = None  # softmax focus on the top gaps (None: off)
-    max_searches_per_turn: int = 5
-    adaptive: bool = True  # online estimates (design 10.7 / 10.8); False: the fixed priors
 
 
 def slot_value(slot: Slot, cov: float, params: VoIParams) -> float:

@@ -21,6 +21,7 @@ import numpy as np
 from core.retrieval.corpus import Corpus
 from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
+from core.retrieval.hits import Hit
 from core.retrieval.rerank import load_reranker
 from core.retrieval.store import StoredChunk, chunk_vector_key
 from core.schemas.search import (
@@ -50,25 +51,6 @@ CONTEXT_CHARS = 120
 # in 160-character windows have 3.4 windows on average, rarely more than 6).
 WINDOW_FANOUT = 8
 STRATEGIES = ("keyword", "semantic", "graph")
-
-
-@dataclass(slots=True)
-class Hit:
-    """One result with everything the pages need beyond the contract (file, heading, raw scores)."""
-
-    stored: StoredChunk
-    combined: float
-    normalized: dict[str, float]  # per strategy, as fused
-    raw: dict[str, float]  # bm25 (raw BM25), cosine (raw cosine), graph
-    rerank: float | None = None
-
-    @property
-    def chunk(self):  # -> Chunk
-        return self.stored.chunk
-
-    @property
-    def score(self) -> float:
-        return self.rerank if self.rerank is not None else self.combined
 
 
 @dataclass(slots=True)
