@@ -1,7 +1,8 @@
 """Architecture rules for `core/`, checked on the source with `ast`.
 
-- The import graph of `core/` has no cycle. Every import counts, at module level or inside a
-  function: a lazy import that only dodges a cycle is still a cycle.
+- The import graph of `core/` has no cycle. Every import counts, at module level, inside a
+  function or under `if TYPE_CHECKING:`: a lazy import that only dodges a cycle at run time is
+  still a cycle in the design.
 - Nothing under `core/` imports streamlit.
 """
 
