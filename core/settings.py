@@ -227,16 +227,6 @@ class Settings(BaseSettings):
     def answer_mode(self) -> str:
         return "llm" if self.llm_enabled else "extractive"
 
-    def ensure_dirs(self) -> None:
-        for path in (
-            self.chroma_dir,
-            self.logs_dir,
-            self.index_dir,
-            self.sessions_db.parent,
-            self.eval_dir,
-        ):
-            path.mkdir(parents=True, exist_ok=True)
-
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:

@@ -36,10 +36,6 @@ class LLMReply:
         }
 
 
-def llm_available(settings: Settings) -> bool:
-    return settings.llm_enabled
-
-
 def cost_usd(settings: Settings, model: str, prompt_tokens: int, completion_tokens: int) -> float:
     """USD from the price table (per 1M tokens); unknown models (local servers) cost 0."""
     price = settings.price_table.get(model)

@@ -5,9 +5,9 @@ Modules, one concept each, in the order of a turn:
 - ``domains`` (the four domains from ``data/interview/domains.yaml``), ``slots``, ``state``
 - ``normalizers``, ``answers``, ``parsing``, ``extraction`` (Stage02, offline rules)
 - ``fill`` (merge facts, contradictions, filled_ratio, beliefs), ``belief`` (design 10.4)
-- ``gap`` (Stage05), ``voi`` (VoI_ask / VoI_search / bundles), ``adaptation`` (online
-  importance, P(answerable), retrievability and costs, design 10.7 / 10.8), ``policy``
-  (PolicyProvider), ``stop`` (two-stage stop), ``evidence`` (the search action)
+- ``gap`` (Stage05), ``params`` (``VoIParams``), ``voi`` (VoI_ask / VoI_search / bundles),
+  ``adaptation`` (online importance, P(answerable), retrievability and costs, design 10.7 /
+  10.8), ``policy`` (PolicyProvider), ``stop`` (two-stage stop), ``evidence`` (the search action)
 - ``qgen`` (Stage06), ``qcheck`` + ``similarity`` (Stage07), ``asking`` (act), ``llm``
 - ``turnloop`` (one turn), ``orchestrator`` (``Interviewer``: the public API)
 - ``store`` (SQLite sessions), ``wal`` (write-ahead log, replay), ``kg`` / ``kg_neo4j``

@@ -1,8 +1,8 @@
 """Online adaptation of the VoI parameters (design 10.7 dynamic importance, 10.8 estimation).
 
-``VoIParams`` holds the design's priors; this module turns what the session measured into the
-values the VoI actually uses. Everything it needs lives in ``SessionState`` (the slots and
-``state.adaptation``), so a resumed session and a WAL snapshot continue with the same values;
+``VoIParams`` (``core.interview.params``) holds the design's priors; this module turns what the
+session measured into the values the VoI actually uses. Everything it needs lives in
+``SessionState`` (the slots and ``state.adaptation``, an ``Adaptation`` of ``core.interview.state``), so a resumed session and a WAL snapshot continue with the same values;
 every measurement is taken at turn time from the turn clock (``ctx.now``: the timestamps the
 WAL records) and written into the turn's events, never re-measured on replay.
 
@@ -47,17 +47,13 @@ attempt, retrievability 0 once searched, base importance).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from core.interview.belief import logit, sigmoid
 from core.interview.domains import MIN_IMPORTANCE, SlotSpec
+from core.interview.params import VoIParams
 from core.interview.slots import Slot
-
-if TYPE_CHECKING:
-    from core.interview.state import SessionState
-    from core.interview.voi import VoIParams
+from core.interview.state import Adaptation, SessionState
 
 # 1. importance
 IMPORTANCE_STEP = 0.02
@@ -85,21 +81,6 @@ REF_ANSWER_SECONDS = 30.0
 ABSENCE_SECONDS = 600.0
 REF_SEARCH_SECONDS = 0.5
 COST_MIN_FACTOR, COST_MAX_FACTOR = 1.0, 1.5
-
-
-class Adaptation(BaseModel):
-    """What the session measured (persisted with the session, in every WAL snapshot)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    answer_ema_s: float | None = None
-    answer_samples: int = 0
-    search_ema_s: float | None = None
-    search_samples: int = 0
-    recent: list[bool] = Field(default_factory=list)  # last answers, True = unanswered
-    qpp: dict[str, float] = Field(default_factory=dict)  # slot -> QPP of its last search
-    filled: list[str] = Field(default_factory=list)  # slots filled at the last update
-    importance_turn: int = 0  # the turn of the last importance update (once per turn)
 
 
 def _clamp(x: float, low: float, high: float) -> float:

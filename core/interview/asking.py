@@ -14,11 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from core.interview.domains import SlotSpec
+from core.interview.params import VoIParams
 from core.interview.parsing import COMPARABLE_KINDS
-from core.interview.qcheck import MAX_CHARS, compress, run_qcheck, specificity
+from core.interview.qcheck import MAX_CHARS, Checked, compress, run_qcheck, specificity
 from core.interview.qgen import Draft, TemplateQuestionGenerator, fallback_question
 from core.interview.state import ActionScore, Decision, Fact, QuestionRecord, SessionState
-from core.interview.voi import VoIParams
 
 Emit = Callable[[str, dict[str, Any]], None]
 MAX_PREFACED_CHARS = 130
@@ -74,39 +74,7 @@ class QuestionAsker:
             a for a in decision.candidates if a.action == "ask" and a.voi >= self.params.tau_stop
         ]
         for action in actions:
-            draft = self.generate(state, specs, action, emit)
-            scores: tuple[float | None, float | None] = (None, None)
-            if self.llm is not None and draft.source == "llm":
-                scores = self.llm.check_question(draft, specs)
-
-            def regen(d: Draft, action: ActionScore = action) -> Draft:
-                if self.llm is not None and d.source == "llm":
-                    again = self.llm.generate_question(state, specs, action, d)
-                    if again is not None:
-                        return again
-                return self.templates.regenerate(state, specs, d)
-
-            checked = run_qcheck(
-                draft,
-                specs,
-                asked,
-                turn=state.turn,
-                regenerate=regen,
-                fallback=lambda d: fallback_question(specs, d.slots),
-                scores=scores,
-            )
-            state.qcheck_log.extend(checked.events)
-            for ev in checked.events:
-                if ev.reasons:
-                    emit(
-                        "qcheck",
-                        {
-                            "turn": ev.turn,
-                            "slots": ev.slots,
-                            "status": ev.status,
-                            "qcheck_fail_reason": ev.reasons,
-                        },
-                    )
+            checked = self._checked_draft(state, specs, action, asked, emit)
             if checked.draft is None:
                 continue
             final = checked.draft
@@ -114,15 +82,7 @@ class QuestionAsker:
             if self.llm is not None and final.source != "clarify":
                 self._refine(state, specs, final)
             if action is not decision.candidates[0]:
-                decision = decision.model_copy(
-                    update={
-                        "slots": action.slots,
-                        "voi": action.voi,
-                        "clarify": action.clarify,
-                        "reason": decision.reason
-                        + "（重複を避けるため次点の項目に再配分しました）",
-                    }
-                )
+                decision = _reassigned(decision, action)
             self._record(state, decision, action, final, checked.result, now)
             emit(
                 "question",
@@ -137,6 +97,51 @@ class QuestionAsker:
             )
             return True
         return False
+
+    def _checked_draft(
+        self,
+        state: SessionState,
+        specs: dict[str, SlotSpec],
+        action: ActionScore,
+        asked: list[str],
+        emit: Emit,
+    ) -> Checked:
+        """A question for ``action`` through QCheck (regenerated or replaced when it fails);
+        the check's events go to the session's log and, with their reasons, to ``emit``."""
+        draft = self.generate(state, specs, action, emit)
+        scores: tuple[float | None, float | None] = (None, None)
+        if self.llm is not None and draft.source == "llm":
+            scores = self.llm.check_question(draft, specs)
+
+        def regen(d: Draft) -> Draft:
+            if self.llm is not None and d.source == "llm":
+                again = self.llm.generate_question(state, specs, action, d)
+                if again is not None:
+                    return again
+            return self.templates.regenerate(state, specs, d)
+
+        checked = run_qcheck(
+            draft,
+            specs,
+            asked,
+            turn=state.turn,
+            regenerate=regen,
+            fallback=lambda d: fallback_question(specs, d.slots),
+            scores=scores,
+        )
+        state.qcheck_log.extend(checked.events)
+        for ev in checked.events:
+            if ev.reasons:
+                emit(
+                    "qcheck",
+                    {
+                        "turn": ev.turn,
+                        "slots": ev.slots,
+                        "status": ev.status,
+                        "qcheck_fail_reason": ev.reasons,
+                    },
+                )
+        return checked
 
     def _refine(self, state: SessionState, specs: dict[str, SlotSpec], final: Draft) -> None:
         """The journalist's 1–2 sentences; kept only if the question still asks what it asked."""
@@ -184,3 +189,15 @@ class QuestionAsker:
         state.last_question = final.text
         state.last_decision = decision
         state.hypothesis.action_cost = round(state.hypothesis.action_cost + action.cost, 4)
+
+
+def _reassigned(decision: Decision, action: ActionScore) -> Decision:
+    """The decision moved to a lower-ranked action (the best one's question was a duplicate)."""
+    return decision.model_copy(
+        update={
+            "slots": action.slots,
+            "voi": action.voi,
+            "clarify": action.clarify,
+            "reason": decision.reason + "（重複を避けるため次点の項目に再配分しました）",
+        }
+    )

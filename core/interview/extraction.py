@@ -233,14 +233,6 @@ def extract_topic(
     return out
 
 
-def parse_fields_for(spec: SlotSpec, text: str, today: date | None = None) -> ParsedValue:
-    """Re-parse an externally supplied value (LLM, retrieval) with the slot's normalizers."""
-    value = parse_value(spec, text, today)
-    if spec.type == "record" and not value.fields:
-        value.fields, value.norm = parse_fields(spec.fields, normalize(text), today)
-    return value
-
-
 __all__ = [
     "CONF_INCIDENTAL",
     "Extraction",

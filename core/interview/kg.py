@@ -7,7 +7,7 @@ and facts from retrieval or inference stay ``pending`` until the user confirms t
 
 Batches go to the store's outbox in the turn's transaction; ``flush_outbox`` hands them to the
 backend: ``SQLiteKnowledgeGraph`` (default, in ``interview.sqlite``) or ``Neo4jKnowledgeGraph``
-(``NEO4J_URI`` set; the design's Cypher with ``MERGE`` by id). Upserts keep the maximum
+(``NEO4J_URI`` set; the design's Cypher with ``MERGE`` by id; ``orchestrator.open_graph`` chooses). Upserts keep the maximum
 confidence, the provenance and created/updated timestamps. A backend failure is a warning: the
 batches stay in the outbox and are retried on the next turn. It never stops the interview.
 """
@@ -27,7 +27,6 @@ from pydantic import BaseModel, Field
 from core.interview.domains import SlotSpec
 from core.interview.state import Approval, Fact, SessionState
 from core.interview.store import SessionStore, ThreadConnections
-from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +84,92 @@ def _ent_id(kind: str, value: str) -> str:
     return f"{kind}:{' '.join(str(value).split()).casefold()[:200]}"
 
 
+class _PayloadBuilder:
+    """Entities by id and relations by (source, target, type), each keeping its highest
+    confidence."""
+
+    def __init__(self) -> None:
+        self.entities: dict[str, KGEntity] = {}
+        self.relations: dict[tuple[str, str, str], KGRelation] = {}
+
+    def entity(self, eid: str, label: str, etype: str, conf: float) -> None:
+        self.entities[eid] = KGEntity(id=eid, label=label, type=etype, confidence=conf)
+
+    def relate(self, source: str, target: str, rtype: str, conf: float) -> None:
+        key = (source, target, rtype)
+        old = self.relations.get(key)
+        if old is None or (old.confidence or 0) < conf:
+            self.relations[key] = KGRelation(
+                source=source, target=target, type=rtype, confidence=conf
+            )
+
+    def payload(self) -> KGPayload:
+        return KGPayload(
+            entities=list(self.entities.values()), relations=list(self.relations.values())
+        )
+
+
+def _fact_entities(
+    graph: _PayloadBuilder, sid: str, slot_node: str, fact: Fact, spec: SlotSpec, conf: float
+) -> None:
+    """The entities a fact's fields name (per item for lists) and its items' timeline: an
+    Event per item with a time, linked in order by NEXT."""
+    kinds = {f.name: f.kind for f in spec.fields}
+    time_field = next((n for n, k in kinds.items() if k == "time"), None)
+    previous_event = None
+    for row in [fact.fields, *fact.items]:
+        for name, value in row.items():
+            if kinds.get(name) not in ENTITY_KINDS or not value:
+                continue
+            for part in str(value).split(", ") if kinds[name] in ("url", "ref") else [value]:
+                eid = _ent_id(kinds[name], part)
+                graph.entity(eid, str(part)[:200], kinds[name], conf)
+                graph.relate(slot_node, eid, name.upper(), conf)
+        if time_field and row is not fact.fields and row.get(time_field):
+            eid = f"event:{sid}:{row[time_field]}"
+            graph.entity(eid, " ".join(str(v) for v in row.values())[:200], "Event", conf)
+            graph.relate(slot_node, eid, "EVENT", conf)
+            if previous_event:
+                graph.relate(previous_event, eid, "NEXT", conf)
+            previous_event = eid
+
+
+def _payload(state: SessionState, facts: list[Fact], specs: dict[str, SlotSpec]) -> KGPayload:
+    """The session, one node per slot with a new fact, and the entities the facts name."""
+    sid = state.session_id
+    session_node = f"session:{sid}"
+    graph = _PayloadBuilder()
+    graph.entity(session_node, state.topic[:120], f"Session:{state.goal_kind}", 1.0)
+    for fact in facts:
+        conf = round(min(1.0, max(0.0, fact.confidence)), 4)
+        slot_node = f"slot:{sid}:{fact.slot_name}"
+        graph.entity(slot_node, fact.text[:200], f"Slot:{fact.slot_name}", conf)
+        graph.relate(session_node, slot_node, f"HAS_{fact.slot_name.upper()}", conf)
+        spec = specs.get(fact.slot_name)
+        if spec is not None:
+            _fact_entities(graph, sid, slot_node, fact, spec, conf)
+    return graph.payload()
+
+
+def _approval_nodes(
+    state: SessionState, facts: list[Fact], approvals: list[Approval] | None
+) -> list[ApprovalNode]:
+    """The given approvals, or else the session's approvals of ``facts``."""
+    sid = state.session_id
+    wanted = {f.id for f in facts}
+    return [
+        ApprovalNode(
+            id=f"{sid}:{a.id}",
+            fact_id=f"{sid}:{a.fact_id}",
+            decision=a.decision,
+            approver=a.approver,
+            ts=a.ts,
+        )
+        for a in (approvals if approvals is not None else state.approvals.values())
+        if approvals is not None or a.fact_id in wanted
+    ]
+
+
 def build_batch(
     state: SessionState,
     facts: list[Fact],
@@ -92,56 +177,9 @@ def build_batch(
     ts: float,
     approvals: list[Approval] | None = None,
 ) -> GraphBatch:
+    """The turn's graph batch: the entities and relations of ``facts``, the facts themselves
+    and their approvals."""
     sid = state.session_id
-    session_node = f"session:{sid}"
-    entities = {
-        session_node: KGEntity(
-            id=session_node,
-            label=state.topic[:120],
-            type=f"Session:{state.goal_kind}",
-            confidence=1.0,
-        )
-    }
-    relations: dict[tuple[str, str, str], KGRelation] = {}
-
-    def relate(source: str, target: str, rtype: str, conf: float) -> None:
-        key = (source, target, rtype)
-        old = relations.get(key)
-        if old is None or (old.confidence or 0) < conf:
-            relations[key] = KGRelation(source=source, target=target, type=rtype, confidence=conf)
-
-    for fact in facts:
-        spec = specs.get(fact.slot_name)
-        conf = round(min(1.0, max(0.0, fact.confidence)), 4)
-        slot_node = f"slot:{sid}:{fact.slot_name}"
-        entities[slot_node] = KGEntity(
-            id=slot_node, label=fact.text[:200], type=f"Slot:{fact.slot_name}", confidence=conf
-        )
-        relate(session_node, slot_node, f"HAS_{fact.slot_name.upper()}", conf)
-        if spec is None:
-            continue
-        kinds = {f.name: f.kind for f in spec.fields}
-        rows = [fact.fields, *fact.items]
-        previous_event = None
-        for row in rows:
-            for name, value in row.items():
-                if kinds.get(name) not in ENTITY_KINDS or not value:
-                    continue
-                for part in str(value).split(", ") if kinds[name] in ("url", "ref") else [value]:
-                    eid = _ent_id(kinds[name], part)
-                    entities[eid] = KGEntity(
-                        id=eid, label=str(part)[:200], type=kinds[name], confidence=conf
-                    )
-                    relate(slot_node, eid, name.upper(), conf)
-            time_field = next((n for n, k in kinds.items() if k == "time"), None)
-            if time_field and row is not fact.fields and row.get(time_field):
-                eid = f"event:{sid}:{row[time_field]}"
-                label = " ".join(str(v) for v in row.values())[:200]
-                entities[eid] = KGEntity(id=eid, label=label, type="Event", confidence=conf)
-                relate(slot_node, eid, "EVENT", conf)
-                if previous_event:
-                    relate(previous_event, eid, "NEXT", conf)
-                previous_event = eid
     fact_nodes = [
         FactNode(
             id=f"{sid}:{f.id}",
@@ -154,24 +192,12 @@ def build_batch(
         )
         for f in facts
     ]
-    wanted = {f.id for f in facts}
-    approval_nodes = [
-        ApprovalNode(
-            id=f"{sid}:{a.id}",
-            fact_id=f"{sid}:{a.fact_id}",
-            decision=a.decision,
-            approver=a.approver,
-            ts=a.ts,
-        )
-        for a in (approvals if approvals is not None else state.approvals.values())
-        if approvals is not None or a.fact_id in wanted
-    ]
     return GraphBatch(
         provenance=f"interview:{sid}:turn{state.turn}",
         ts=ts,
-        payload=KGPayload(entities=list(entities.values()), relations=list(relations.values())),
+        payload=_payload(state, facts, specs),
         facts=fact_nodes,
-        approvals=approval_nodes,
+        approvals=_approval_nodes(state, facts, approvals),
     )
 
 
@@ -283,14 +309,6 @@ class SQLiteKnowledgeGraph:
 
     def close(self) -> None:
         self._conns.close()
-
-
-def open_graph(settings: Settings) -> KnowledgeGraph:
-    if settings.neo4j_uri:
-        from core.interview.kg_neo4j import Neo4jKnowledgeGraph
-
-        return Neo4jKnowledgeGraph(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password)
-    return SQLiteKnowledgeGraph(settings.interview_db)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,77 @@ def _listed(value: Any, key: str) -> Any:
     return value.get(key, value) if isinstance(value, dict) and key in value else value
 
 
+def _describe_slot(spec: SlotSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "label": spec.label,
+        "description": spec.description,
+        "fields": [{"name": f.name, "label": f.label} for f in spec.fields],
+    }
+
+
+EXTRACT_SYSTEM = (
+    "あなたはインタビュー記録の抽出器です。回答から知識グラフの entities と relations、"
+    "そしてスロットの値 slot_values を抽出してください。回答に書かれていない値は作らないこと。"
+)
+
+
+def _extraction_payload(
+    text: str, state: SessionState, specs: dict[str, SlotSpec], targets: list[str]
+) -> dict[str, Any]:
+    """Stage02's request: the question, the target and other slots, the answer, the schema."""
+    return {
+        "topic": state.topic,
+        "domain": state.goal_kind,
+        "question": state.last_question,
+        "target_slots": [_describe_slot(specs[t]) for t in targets if t in specs],
+        "other_slots": [_describe_slot(s) for n, s in specs.items() if n not in targets],
+        "answer": text[:4000],
+        "schema": {
+            "entities": [{"id": "str", "label": "str", "type": "str", "confidence": "0..1"}],
+            "relations": [{"source": "id", "target": "id", "type": "str", "confidence": "0..1"}],
+            "slot_values": [
+                {
+                    "slot_name": "str",
+                    "value": "str",
+                    "fields": {"field": "str"},
+                    "confidence": "0..1",
+                }
+            ],
+        },
+    }
+
+
+def _slot_candidate(
+    sv: SlotValueOut, spec: SlotSpec, targeted: bool, today: date | None = None
+) -> SlotCandidate:
+    """An LLM slot value as a candidate: re-parsed with the slot's normalizers, the fields the
+    LLM gave kept (with comparable values where the field kind has them); a value for a slot
+    that was not asked about is incidental and capped at ``CONF_INCIDENTAL``."""
+    value = parse_value(spec, sv.value, today)
+    for fspec in spec.fields:
+        given = sv.fields.get(fspec.name)
+        if not given:
+            continue
+        value.fields[fspec.name] = given
+        hit = extract_field(fspec, given, today) if fspec.kind in COMPARABLE_KINDS else None
+        if hit is not None and hit.norm is not None:
+            value.norm[fspec.name] = hit.norm
+    if value.normalized_match <= 0 and sv.fields:
+        value.normalized_match = completeness(spec, value.fields)
+    return SlotCandidate(
+        slot=spec.name,
+        text=sv.value[:1000],
+        fields=value.fields,
+        norm=value.norm,
+        items=value.items,
+        confidence=sv.confidence if targeted else min(sv.confidence, CONF_INCIDENTAL),
+        normalized_match=value.normalized_match,
+        mode="llm" if targeted else "incidental",
+        provenance="llm:stage02",
+    )
+
+
 class InterviewLLM:
     """JSON-strict calls with one retry; ``None`` tells the caller to fall back."""
 
@@ -173,41 +244,8 @@ class InterviewLLM:
         targets: list[str],
         today: date | None = None,
     ) -> Extraction | None:
-        def describe(spec: SlotSpec) -> dict[str, Any]:
-            return {
-                "name": spec.name,
-                "label": spec.label,
-                "description": spec.description,
-                "fields": [{"name": f.name, "label": f.label} for f in spec.fields],
-            }
-
-        payload = {
-            "topic": state.topic,
-            "domain": state.goal_kind,
-            "question": state.last_question,
-            "target_slots": [describe(specs[t]) for t in targets if t in specs],
-            "other_slots": [describe(s) for n, s in specs.items() if n not in targets],
-            "answer": text[:4000],
-            "schema": {
-                "entities": [{"id": "str", "label": "str", "type": "str", "confidence": "0..1"}],
-                "relations": [
-                    {"source": "id", "target": "id", "type": "str", "confidence": "0..1"}
-                ],
-                "slot_values": [
-                    {
-                        "slot_name": "str",
-                        "value": "str",
-                        "fields": {"field": "str"},
-                        "confidence": "0..1",
-                    }
-                ],
-            },
-        }
-        system = (
-            "あなたはインタビュー記録の抽出器です。回答から知識グラフの entities と relations、"
-            "そしてスロットの値 slot_values を抽出してください。回答に書かれていない値は作らないこと。"
-        )
-        out = self.call_json("stage02_extract", system, payload, TypeAdapter(ExtractionOut))
+        payload = _extraction_payload(text, state, specs, targets)
+        out = self.call_json("stage02_extract", EXTRACT_SYSTEM, payload, TypeAdapter(ExtractionOut))
         if out is None:
             return None
         result = Extraction(
@@ -218,33 +256,8 @@ class InterviewLLM:
         )
         for sv in out.slot_values:
             spec = specs.get(sv.slot_name)
-            if spec is None:
-                continue
-            value = parse_value(spec, sv.value, today)
-            for fspec in spec.fields:
-                given = sv.fields.get(fspec.name)
-                if not given:
-                    continue
-                value.fields[fspec.name] = given
-                hit = extract_field(fspec, given, today) if fspec.kind in COMPARABLE_KINDS else None
-                if hit is not None and hit.norm is not None:
-                    value.norm[fspec.name] = hit.norm
-            targeted = spec.name in targets
-            if value.normalized_match <= 0 and sv.fields:
-                value.normalized_match = completeness(spec, value.fields)
-            result.candidates.append(
-                SlotCandidate(
-                    slot=spec.name,
-                    text=sv.value[:1000],
-                    fields=value.fields,
-                    norm=value.norm,
-                    items=value.items,
-                    confidence=sv.confidence if targeted else min(sv.confidence, CONF_INCIDENTAL),
-                    normalized_match=value.normalized_match,
-                    mode="llm" if targeted else "incidental",
-                    provenance="llm:stage02",
-                )
-            )
+            if spec is not None:
+                result.candidates.append(_slot_candidate(sv, spec, spec.name in targets, today))
         got = {c.slot for c in result.candidates}
         result.unanswered = [t for t in targets if t not in got]
         result.kg_entities = [e.model_dump() for e in out.entities]

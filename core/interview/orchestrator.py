@@ -29,7 +29,14 @@ from core.interview.evidence import EvidenceSource
 from core.interview.extraction import extract_topic
 from core.interview.fill import apply_candidates, recompute
 from core.interview.gap import Gap, analyze_gaps
-from core.interview.kg import KnowledgeGraph, build_batch, flush_outbox, open_graph
+from core.interview.kg import (
+    KnowledgeGraph,
+    SQLiteKnowledgeGraph,
+    build_batch,
+    flush_outbox,
+)
+from core.interview.kg_neo4j import Neo4jKnowledgeGraph
+from core.interview.params import VoIParams
 from core.interview.policy import PolicyProvider, get_policy
 from core.interview.slots import slot_from_spec
 from core.interview.state import (
@@ -43,7 +50,6 @@ from core.interview.state import (
 from core.interview.stop import abort_stop
 from core.interview.store import CorruptSessionError, SessionStore, SessionSummary
 from core.interview.turnloop import TurnContext, TurnLoop, iso, session_specs
-from core.interview.voi import VoIParams
 from core.interview.wal import (
     RECOVERED_MESSAGE,
     WalWriter,
@@ -76,6 +82,13 @@ class TurnResult:
     @property
     def done(self) -> bool:
         return self.session.status == "stopped"
+
+
+def open_graph(settings: Settings) -> KnowledgeGraph:
+    """The knowledge graph backend: Neo4j when ``NEO4J_URI`` is set, else SQLite."""
+    if settings.neo4j_uri:
+        return Neo4jKnowledgeGraph(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password)
+    return SQLiteKnowledgeGraph(settings.interview_db)
 
 
 def _as_is(state: SessionState, warnings: list[str], notice: str | None = None) -> TurnResult:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -164,62 +165,74 @@ def _quantities(text: str, dims: set[str]) -> FieldHit | None:
     return FieldHit(display, norm, [(q.start, q.end) for q in found[:3]])
 
 
-def extract_field(
-    spec: FieldSpec, text: str, today: date | None = None, *, in_item: bool = False
-) -> FieldHit | None:
-    """One field of ``spec.kind`` from normalized ``text`` (``remainder`` is handled by the caller)."""
-    kind = spec.kind
-    if kind == "text":
-        if not spec.cues:
-            return FieldHit(text, None, []) if content_length(text) >= 2 else None
-        return _clause_with_cue(text, spec.cues, in_item)
-    if kind == "magnitude":
-        return _quantities(text, {"count", "percent"})
-    if kind == "money":
-        return _quantities(text, {"money"})
-    if kind == "whole":
-        return FieldHit(text.strip(), None, []) if content_length(text) >= 1 else None
-    if kind == "quantity":
-        return _quantities(text, {"mass", "volume", "count", "vague"})
-    if kind == "temperature":
-        return _quantities(text, {"temperature"})
-    if kind == "heat":
-        heat = parse_heat(text)
-        return (
-            FieldHit(heat, heat, [(text.find(heat), text.find(heat) + len(heat))]) if heat else None
-        )
-    if kind == "duration":
-        durations = parse_durations(text)
-        if not durations:
-            return None
-        d = next((x for x in durations if x.relative), durations[0])
-        display = ("約" if d.approx else "") + format_duration(d.seconds)
-        return FieldHit(display, d.seconds, [(d.start, d.end)])
-    if kind == "time":
-        times = parse_clock_times(text)
-        if not times:
-            return None
-        t = times[0]
-        return FieldHit(t.hhmm, t.hour * 60 + t.minute, [(t.start, t.end)])
-    if kind == "date":
-        dates = parse_dates(text, today)
-        if not dates:
-            return None
-        d = dates[0]
-        return FieldHit(d.text, d.value.isoformat() if d.value else d.text, [(d.start, d.end)])
-    if kind == "due":
-        due = parse_due(text, today)
-        if due is None:
-            return None
-        start = text.find(due.text)
-        norm = due.date.isoformat() if due.date else (due.within_seconds or due.text)
-        return FieldHit(due.text, norm, [(start, start + len(due.text))] if start >= 0 else [])
-    if kind == "owner":
-        found = find_owner(text)
-        return FieldHit(found[0], found[0].casefold(), [found[1:]]) if found else None
-    if kind in ("url", "ref"):
+# --- one parser per field kind ---------------------------------------------------------------
+# Each takes (spec, normalized text, today, in_item) and returns the field's hit or None.
+FieldParser = Callable[[FieldSpec, str, date | None, bool], FieldHit | None]
+
+
+def _quantities_of(*dims: str) -> FieldParser:
+    wanted = set(dims)
+    return lambda _spec, text, _today, _in_item: _quantities(text, wanted)
+
+
+def _text_field(spec: FieldSpec, text: str, _today: date | None, in_item: bool) -> FieldHit | None:
+    if not spec.cues:
+        return FieldHit(text, None, []) if content_length(text) >= 2 else None
+    return _clause_with_cue(text, spec.cues, in_item)
+
+
+def _whole(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+    return FieldHit(text.strip(), None, []) if content_length(text) >= 1 else None
+
+
+def _heat(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+    heat = parse_heat(text)
+    return FieldHit(heat, heat, [(text.find(heat), text.find(heat) + len(heat))]) if heat else None
+
+
+def _duration(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+    durations = parse_durations(text)
+    if not durations:
+        return None
+    d = next((x for x in durations if x.relative), durations[0])
+    display = ("約" if d.approx else "") + format_duration(d.seconds)
+    return FieldHit(display, d.seconds, [(d.start, d.end)])
+
+
+def _time(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+    times = parse_clock_times(text)
+    if not times:
+        return None
+    t = times[0]
+    return FieldHit(t.hhmm, t.hour * 60 + t.minute, [(t.start, t.end)])
+
+
+def _date(_spec: FieldSpec, text: str, today: date | None, _in_item: bool) -> FieldHit | None:
+    dates = parse_dates(text, today)
+    if not dates:
+        return None
+    d = dates[0]
+    return FieldHit(d.text, d.value.isoformat() if d.value else d.text, [(d.start, d.end)])
+
+
+def _due(_spec: FieldSpec, text: str, today: date | None, _in_item: bool) -> FieldHit | None:
+    due = parse_due(text, today)
+    if due is None:
+        return None
+    start = text.find(due.text)
+    norm = due.date.isoformat() if due.date else (due.within_seconds or due.text)
+    return FieldHit(due.text, norm, [(start, start + len(due.text))] if start >= 0 else [])
+
+
+def _owner(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+    found = find_owner(text)
+    return FieldHit(found[0], found[0].casefold(), [found[1:]]) if found else None
+
+
+def _refs_of(*, urls_only: bool) -> FieldParser:
+    def parse(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
         refs = parse_refs(text)
-        if kind == "url":
+        if urls_only:
             refs = [r for r in refs if "://" in r]
         if not refs:
             return None
@@ -231,27 +244,68 @@ def extract_field(
                     (max(0, text.rfind("http", 0, at + 1)) if "://" in ref else at, at + len(ref))
                 )
         return FieldHit(", ".join(refs), refs[0], spans)
-    if kind == "criterion":
-        found = find_criterion(text)
+
+    return parse
+
+
+def _found_by(finder: Callable[[str], tuple[str, int, int] | None]) -> FieldParser:
+    def parse(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+        found = finder(text)
         return FieldHit(found[0], None, [found[1:]]) if found else None
-    if kind == "command":
-        found = find_command(text)
-        return FieldHit(found[0], None, [found[1:]]) if found else None
-    if kind == "condition":
-        m = _CONDITION.search(text)
-        return FieldHit(m.group("cond").strip(), None, [m.span("cond")]) if m else None
-    if kind == "category":
-        for label, words in spec.values.items():
-            if any(w.lower() in text.lower() for w in words):
-                return FieldHit(label, label, [])
-        return None
-    if kind == "bool":
-        if _NO.search(text):
-            return FieldHit("不可", False, [])
-        if _YES.search(text):
-            return FieldHit("可", True, [])
-        return None
+
+    return parse
+
+
+def _condition(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+    m = _CONDITION.search(text)
+    return FieldHit(m.group("cond").strip(), None, [m.span("cond")]) if m else None
+
+
+def _category(spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+    for label, words in spec.values.items():
+        if any(w.lower() in text.lower() for w in words):
+            return FieldHit(label, label, [])
     return None
+
+
+def _bool(_spec: FieldSpec, text: str, _today: date | None, _in_item: bool) -> FieldHit | None:
+    if _NO.search(text):
+        return FieldHit("不可", False, [])
+    if _YES.search(text):
+        return FieldHit("可", True, [])
+    return None
+
+
+FIELD_PARSERS: dict[str, FieldParser] = {
+    "text": _text_field,
+    "magnitude": _quantities_of("count", "percent"),
+    "money": _quantities_of("money"),
+    "whole": _whole,
+    "quantity": _quantities_of("mass", "volume", "count", "vague"),
+    "temperature": _quantities_of("temperature"),
+    "heat": _heat,
+    "duration": _duration,
+    "time": _time,
+    "date": _date,
+    "due": _due,
+    "owner": _owner,
+    "url": _refs_of(urls_only=True),
+    "ref": _refs_of(urls_only=False),
+    "criterion": _found_by(find_criterion),
+    "command": _found_by(find_command),
+    "condition": _condition,
+    "category": _category,
+    "bool": _bool,
+}
+
+
+def extract_field(
+    spec: FieldSpec, text: str, today: date | None = None, *, in_item: bool = False
+) -> FieldHit | None:
+    """One field of ``spec.kind`` from normalized ``text`` (``remainder`` is handled by the caller;
+    an unknown kind finds nothing)."""
+    parser = FIELD_PARSERS.get(spec.kind)
+    return parser(spec, text, today, in_item) if parser else None
 
 
 def _remainder(text: str, spans: list[tuple[int, int]]) -> str | None:

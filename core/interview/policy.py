@@ -16,9 +16,10 @@ from typing import Protocol, runtime_checkable
 from core.errors import InputError
 from core.interview import adaptation as adapt
 from core.interview.domains import SlotSpec
+from core.interview.params import VoIParams
 from core.interview.slots import Slot
 from core.interview.state import ActionScore, Decision, SessionState
-from core.interview.voi import VoIParams, delta_filled, median_voi, score_actions
+from core.interview.voi import delta_filled, median_voi, score_actions
 
 log = logging.getLogger(__name__)
 

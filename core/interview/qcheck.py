@@ -74,6 +74,47 @@ class Checked:
     events: list[QCheckEvent] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class _Review:
+    """What the checks did to one question: the reasons, an event per candidate, the flags."""
+
+    turn: int
+    reasons: list[str] = field(default_factory=list)
+    events: list[QCheckEvent] = field(default_factory=list)
+    regenerated: bool = False
+    fell_back: bool = False
+    appended: bool = False
+    compressed: bool = False
+
+    def event(self, draft: Draft, status: str, reasons: list[str], failed: bool) -> None:
+        self.events.append(
+            QCheckEvent(
+                turn=self.turn,
+                slots=draft.slots,
+                text=draft.core,
+                status=status,
+                reasons=reasons,
+                failed=failed,
+            )
+        )
+
+    def failed(self, draft: Draft, reason: str) -> None:
+        self.reasons.append(reason)
+        self.event(draft, "ng", [reason], failed=True)
+
+    def result(self, specificity: float, tacit: float, status: str) -> QCheckResult:
+        return QCheckResult(
+            specificity=specificity,
+            tacit_power=tacit,
+            status=status,
+            reasons=self.reasons,
+            regenerated=self.regenerated,
+            fallback=self.fell_back,
+            compressed=self.compressed,
+            appended_criterion=self.appended,
+        )
+
+
 def run_qcheck(
     draft: Draft,
     specs: dict[str, SlotSpec],
@@ -86,95 +127,47 @@ def run_qcheck(
 ) -> Checked:
     """Apply the decision table; ``scores`` are an LLM's (specificity, tacit_power) if any."""
     targets = [specs[n] for n in draft.slots if n in specs]
-    reasons: list[str] = []
-    events: list[QCheckEvent] = []
-    regenerated = fell_back = appended = compressed = False
+    review = _Review(turn)
 
     def spec_of(d: Draft, external: float | None = None) -> float:
         if d.source in ("clarify", "fallback", "structured"):
             return 1.0
         return external if external is not None else specificity(d.core, targets, d.focus)
 
-    def failed(reason: str) -> None:
-        reasons.append(reason)
-        events.append(
-            QCheckEvent(
-                turn=turn,
-                slots=draft.slots,
-                text=draft.core,
-                status="ng",
-                reasons=[reason],
-                failed=True,
-            )
-        )
-
     score = spec_of(draft, scores[0])
     if score < SPECIFICITY_MIN:
-        failed(f"specificity<{SPECIFICITY_MIN} ({score:.2f})")
+        review.failed(draft, f"specificity<{SPECIFICITY_MIN} ({score:.2f})")
         draft = regenerate(draft)
-        regenerated = True
+        review.regenerated = True
         score = spec_of(draft)
         if score < SPECIFICITY_MIN:
-            failed(f"regenerated specificity<{SPECIFICITY_MIN} ({score:.2f}): fallback")
+            review.failed(
+                draft, f"regenerated specificity<{SPECIFICITY_MIN} ({score:.2f}): fallback"
+            )
             draft = fallback(draft)
-            fell_back = True
+            review.fell_back = True
             score = spec_of(draft)
-    tacit = scores[1] if scores[1] is not None and not regenerated else tacit_power(draft.core)
+    external = scores[1] if not review.regenerated else None  # scored the first draft
+    tacit = external if external is not None else tacit_power(draft.core)
     criterion = None
     if tacit < TACIT_MIN and draft.source != "clarify":
-        reasons.append(f"tacit_power<{TACIT_MIN} ({tacit:.2f}): criterion added")
+        review.reasons.append(f"tacit_power<{TACIT_MIN} ({tacit:.2f}): criterion added")
         criterion = targets[0].criterion if targets else "判断の基準があれば教えてください。"
         draft.core = f"{draft.core}{criterion}"
-        appended = True
+        review.appended = True
         tacit = tacit_power(draft.core)
     if is_duplicate(draft.core, asked):
-        reasons.append("duplicate of an earlier question")
-        events.append(
-            QCheckEvent(
-                turn=turn,
-                slots=draft.slots,
-                text=draft.core,
-                status="dup",
-                reasons=list(reasons),
-                failed=True,
-            )
-        )
-        result = QCheckResult(
-            specificity=score,
-            tacit_power=tacit,
-            status="dup",
-            reasons=reasons,
-            regenerated=regenerated,
-            fallback=fell_back,
-            appended_criterion=appended,
-        )
-        return Checked(None, result, events)
+        review.reasons.append("duplicate of an earlier question")
+        review.event(draft, "dup", list(review.reasons), failed=True)
+        return Checked(None, review.result(score, tacit, "dup"), review.events)
     if len(draft.text) > MAX_CHARS:
-        reasons.append(f"length>{MAX_CHARS}: compressed to two sentences")
+        review.reasons.append(f"length>{MAX_CHARS}: compressed to two sentences")
         draft.core = compress(draft.core, criterion)
         if len(draft.text) > MAX_CHARS:
             draft.preface = ""
-        compressed = True
-    own = "warn" if appended else "ux" if compressed else "ok"  # the accepted candidate's verdict
-    status = "ng" if fell_back or regenerated else own
-    events.append(
-        QCheckEvent(
-            turn=turn,
-            slots=draft.slots,
-            text=draft.core,
-            status=own,
-            reasons=list(reasons),
-            failed=False,
-        )
-    )
-    result = QCheckResult(
-        specificity=score,
-        tacit_power=tacit,
-        status=status,
-        reasons=reasons,
-        regenerated=regenerated,
-        fallback=fell_back,
-        compressed=compressed,
-        appended_criterion=appended,
-    )
-    return Checked(draft, result, events)
+        review.compressed = True
+    # the accepted candidate's own verdict; the question's status also counts the failed ones
+    own = "warn" if review.appended else "ux" if review.compressed else "ok"
+    review.event(draft, own, list(review.reasons), failed=False)
+    status = "ng" if review.fell_back or review.regenerated else own
+    return Checked(draft, review.result(score, tacit, status), review.events)

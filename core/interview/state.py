@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.interview.adaptation import Adaptation
 from core.interview.domains import GoalKind, SlotSpec
 from core.interview.slots import Slot, SourceKind
 
@@ -24,6 +23,21 @@ STOP_LABELS: dict[str, str] = {
     "timeout": "ターン数の上限に達しました",
     "user_abort": "ユーザーが中断しました",
 }
+
+
+class Adaptation(BaseModel):
+    """What the session measured (persisted with the session, in every WAL snapshot)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    answer_ema_s: float | None = None
+    answer_samples: int = 0
+    search_ema_s: float | None = None
+    search_samples: int = 0
+    recent: list[bool] = Field(default_factory=list)  # last answers, True = unanswered
+    qpp: dict[str, float] = Field(default_factory=dict)  # slot -> QPP of its last search
+    filled: list[str] = Field(default_factory=list)  # slots filled at the last update
+    importance_turn: int = 0  # the turn of the last importance update (once per turn)
 
 
 class Message(BaseModel):

@@ -8,9 +8,9 @@
 from __future__ import annotations
 
 from core.interview.gap import critical_gaps, missing_slots
+from core.interview.params import VoIParams
 from core.interview.slots import coverage
 from core.interview.state import STOP_LABELS, Decision, SessionState, StopInfo
-from core.interview.voi import VoIParams
 
 
 def _info(state: SessionState, reason: str, now: float, max_voi: float | None = None) -> StopInfo:

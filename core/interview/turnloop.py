@@ -31,11 +31,11 @@ from core.interview.fill import (
     settle_contradiction,
 )
 from core.interview.kg import build_batch, llm_batch
+from core.interview.params import VoIParams
 from core.interview.policy import PolicyContext, PolicyProvider, decide_safely
 from core.interview.qgen import preface
 from core.interview.state import Contradiction, Decision, SessionState, StopInfo, VoITrace
 from core.interview.stop import budget_stop, hard_stop, soft_stop
-from core.interview.voi import VoIParams
 from core.interview.wal import WalWriter
 
 LONG_ANSWER = "回答が長いため、先頭4000文字から項目を読み取りました（全文は保存済み）。"

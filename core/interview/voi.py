@@ -7,7 +7,7 @@
     bundle S    : cost_ask(S) = f × (base + Σ marginal_s − synergy × Σ marginal_s),
                   VoI_ask(S) = Σ P_s × Δ_s × value_s / cost_ask(S)
 
-``VoIParams`` holds the design's initial values (P(answerable)=0.6, retrievability=0.7,
+``VoIParams`` (``core.interview.params``) holds the design's initial values (P(answerable)=0.6, retrievability=0.7,
 cost_ask=1.0, cost_search=0.5, synergy 0.15, τ_stop=0.08) as priors; the values used are the
 session's adapted ones (``core.interview.adaptation``: importance_s, P(answerable_s),
 retrievability_s, cost_ask = 1.0 × f, cost_search). ``critical_weight`` is 1.0 for critical
@@ -28,32 +28,10 @@ from dataclasses import dataclass
 
 from core.interview import adaptation as adapt
 from core.interview.domains import SlotSpec
-from core.interview.gap import TAU_STALENESS, priority
+from core.interview.gap import priority
+from core.interview.params import VoIParams
 from core.interview.slots import Slot, coverage
 from core.interview.state import ActionScore, SessionState
-
-
-@dataclass(frozen=True, slots=True)
-class VoIParams:
-    p_answerable: float = 0.6
-    retrievability: float = 0.7
-    cost_ask: float = 1.0
-    cost_search: float = 0.5
-    quality_expectation: float = 0.8
-    critical_weight: float = 1.0
-    auxiliary_weight: float = 0.5
-    coverage_bonus: float = 0.2
-    coverage_target: float = 0.85
-    bundle_base: float = 0.3
-    synergy: float = 0.15
-    max_bundle: int = 2
-    tau_stop: float = 0.08
-    unanswered_decay: float = 0.5  # the fixed rule when ``adaptive`` is off
-    tau_staleness: float = TAU_STALENESS
-    top_k: int | None = None  # consider only the k highest gap priorities (None: all)
-    focus_temperature: float | None = None  # softmax focus on the top gaps (None: off)
-    max_searches_per_turn: int = 5
-    adaptive: bool = True  # online estimates (design 10.7 / 10.8); False: the fixed priors
 
 
 def slot_value(slot: Slot, cov: float, params: VoIParams) -> float:
@@ -103,87 +81,103 @@ def _focus(prio: dict[str, float], params: VoIParams) -> dict[str, float]:
     return {n: math.exp((p - top) / t) for n, p in prio.items()}
 
 
-def score_actions(
-    state: SessionState,
-    specs: dict[str, SlotSpec],
-    params: VoIParams,
-    *,
-    now: float,
-    search: bool = False,
-) -> list[ActionScore]:
-    """Every candidate action with its VoI, best first."""
-    cov = coverage(state.slots)
-    contested = {c.slot_name: c for c in state.open_contradictions()}
-    open_slots = [s for s in state.slots.values() if not s.filled or s.name in contested]
+@dataclass(slots=True)
+class _Candidates:
+    """The slots worth an action this turn, with their gap priority and focus weight."""
+
+    slots: list[Slot]
+    clarify: dict[str, str]  # contested slot -> id of its open contradiction
+    priority: dict[str, float]
+    focus: dict[str, float]  # uncontested slots only
+
+
+def _candidates(state: SessionState, params: VoIParams, now: float) -> _Candidates:
+    """Open slots and slots with an open contradiction; ``top_k`` keeps the highest priorities
+    (a contested slot always stays)."""
+    clarify = {c.slot_name: c.id for c in state.open_contradictions()}
+    open_slots = [s for s in state.slots.values() if not s.filled or s.name in clarify]
     prio = {s.name: priority(s, now, params.tau_staleness) for s in open_slots}
     if params.top_k:
         keep = sorted(open_slots, key=lambda s: -prio[s.name])[: params.top_k]
-        open_slots = [s for s in open_slots if s in keep or s.name in contested]
-    focus = _focus({s.name: prio[s.name] for s in open_slots if s.name not in contested}, params)
-    c_ask, c_search = adapt.cost_ask(state, params), adapt.cost_search(state, params)
-    actions: list[ActionScore] = []
-    singles: dict[str, ActionScore] = {}
-    for slot in open_slots:
-        if slot.name in contested:
-            p = p_answerable(state, slot, params)
-            gain = p * (1.0 - slot.filled_ratio)
-            value = slot_value(slot, cov, params)
-            actions.append(
-                ActionScore(
-                    action="ask",
-                    slots=[slot.name],
-                    voi=gain * value / c_ask,
-                    gain=gain,
-                    value=value,
-                    cost=c_ask,
-                    priority=prio[slot.name],
-                    clarify=contested[slot.name].id,
-                    prob=p,
-                )
-            )
-            continue
-        w = focus[slot.name]
-        voi, gain, value, p = _ask(state, slot, cov, params, c_ask)
-        ask = ActionScore(
-            action="ask",
-            slots=[slot.name],
-            voi=voi * w,
-            gain=gain,
-            value=value,
-            cost=c_ask,
-            priority=prio[slot.name],
-            prob=p,
-        )
-        singles[slot.name] = ask
-        actions.append(ask)
-        r = retrievability(state, slot, specs.get(slot.name), params, search)
-        if r > 0:
-            s_gain = r * delta_filled(slot, params)
-            actions.append(
-                ActionScore(
-                    action="search",
-                    slots=[slot.name],
-                    voi=s_gain * value / c_search * w,
-                    gain=s_gain,
-                    value=value,
-                    cost=c_search,
-                    priority=prio[slot.name],
-                    prob=r,
-                )
-            )
+        open_slots = [s for s in open_slots if s in keep or s.name in clarify]
+    focus = _focus({s.name: prio[s.name] for s in open_slots if s.name not in clarify}, params)
+    return _Candidates(open_slots, clarify, prio, focus)
+
+
+def _clarify_action(
+    state: SessionState, slot: Slot, cov: float, params: VoIParams, cost: float, cand: _Candidates
+) -> ActionScore:
+    """Asking about a contested slot: never damped by focus, its whole unfilled share to gain."""
+    p = p_answerable(state, slot, params)
+    gain = p * (1.0 - slot.filled_ratio)
+    value = slot_value(slot, cov, params)
+    return ActionScore(
+        action="ask",
+        slots=[slot.name],
+        voi=gain * value / cost,
+        gain=gain,
+        value=value,
+        cost=cost,
+        priority=cand.priority[slot.name],
+        clarify=cand.clarify[slot.name],
+        prob=p,
+    )
+
+
+def _ask_action(
+    state: SessionState, slot: Slot, cov: float, params: VoIParams, cost: float, cand: _Candidates
+) -> ActionScore:
+    voi, gain, value, p = _ask(state, slot, cov, params, cost)
+    return ActionScore(
+        action="ask",
+        slots=[slot.name],
+        voi=voi * cand.focus[slot.name],
+        gain=gain,
+        value=value,
+        cost=cost,
+        priority=cand.priority[slot.name],
+        prob=p,
+    )
+
+
+def _search_action(
+    retrievable: float, slot: Slot, value: float, params: VoIParams, cost: float, cand: _Candidates
+) -> ActionScore:
+    gain = retrievable * delta_filled(slot, params)
+    return ActionScore(
+        action="search",
+        slots=[slot.name],
+        voi=gain * value / cost * cand.focus[slot.name],
+        gain=gain,
+        value=value,
+        cost=cost,
+        priority=cand.priority[slot.name],
+        prob=retrievable,
+    )
+
+
+def _bundles(
+    singles: dict[str, ActionScore],
+    specs: dict[str, SlotSpec],
+    params: VoIParams,
+    factor: float,
+    focus: dict[str, float],
+) -> list[ActionScore]:
+    """One bundled question per slot group with at least two askable members (the
+    ``max_bundle`` best), at the bundle's discounted cost."""
     groups: dict[str, list[ActionScore]] = {}
     for name, ask in singles.items():
         spec = specs.get(name)
         if spec and spec.group and ask.voi > 0:
             groups.setdefault(spec.group, []).append(ask)
-    factor = adapt.ask_factor(state, params)
+    bundles = []
     for members in groups.values():
         if len(members) < 2:
             continue
         chosen = sorted(members, key=lambda a: -a.voi)[: params.max_bundle]
         cost = bundle_cost(len(chosen), params, factor)
         total = sum(a.gain * a.value * focus[a.slots[0]] for a in chosen)
-        actions.append(
+        bundles.append(
             ActionScore(
                 action="ask",
                 slots=[a.slots[0] for a in chosen],
@@ -195,6 +189,34 @@ def score_actions(
                 prob=sum(a.prob for a in chosen) / len(chosen),
             )
         )
+    return bundles
+
+
+def score_actions(
+    state: SessionState,
+    specs: dict[str, SlotSpec],
+    params: VoIParams,
+    *,
+    now: float,
+    search: bool = False,
+) -> list[ActionScore]:
+    """Every candidate action with its VoI, best first."""
+    cand = _candidates(state, params, now)
+    cov = coverage(state.slots)
+    c_ask, c_search = adapt.cost_ask(state, params), adapt.cost_search(state, params)
+    actions: list[ActionScore] = []
+    singles: dict[str, ActionScore] = {}
+    for slot in cand.slots:
+        if slot.name in cand.clarify:
+            actions.append(_clarify_action(state, slot, cov, params, c_ask, cand))
+            continue
+        ask = singles[slot.name] = _ask_action(state, slot, cov, params, c_ask, cand)
+        actions.append(ask)
+        r = retrievability(state, slot, specs.get(slot.name), params, search)
+        if r > 0:
+            actions.append(_search_action(r, slot, ask.value, params, c_search, cand))
+    factor = adapt.ask_factor(state, params)
+    actions.extend(_bundles(singles, specs, params, factor, cand.focus))
     return sorted(
         actions, key=lambda a: (-round(a.voi, 9), a.clarify is None, -a.priority, a.slots)
     )

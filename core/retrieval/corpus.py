@@ -11,12 +11,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import shutil
+import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.retrieval.embeddings import Embedder, EmbedderInfo, configured_info, get_embedder
-from core.retrieval.graph import GraphStore, open_graph_store
+from core.retrieval.graph import GraphStore, SQLiteGraphStore
+from core.retrieval.graph_neo4j import Neo4jGraphStore
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.store import ChunkStore
 from core.retrieval.vector import ChromaVectorIndex, FaissVectorIndex, VectorIndex, chroma_client
@@ -36,6 +38,21 @@ class CorpusSpec:
     # 0: one vector per chunk; N: one per passage window of at most N characters
     # (``core.text.chunking.vector_texts``), the chunk scored by its best window.
     vector_window: int = 0
+
+
+def open_graph_store(
+    conn: sqlite3.Connection,
+    neo4j_uri: str | None,
+    neo4j_user: str,
+    neo4j_password: str | None,
+    *,
+    neo4j_database: str | None = None,
+) -> GraphStore:
+    """Neo4j when ``neo4j_uri`` is set (an unreachable server is an ``IndexStateError``),
+    otherwise the SQLite graph inside ``conn``'s database."""
+    if neo4j_uri:
+        return Neo4jGraphStore(neo4j_uri, neo4j_user, neo4j_password, neo4j_database)
+    return SQLiteGraphStore(conn)
 
 
 class Corpus:

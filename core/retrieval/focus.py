@@ -17,12 +17,9 @@ The raw focus is kept in ``hit.raw["focus"]``. Measured on the JSQuAD dev set (R
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from core.retrieval.hits import Hit
 from core.text.chunking import sentence_spans
-
-if TYPE_CHECKING:
-    from core.retrieval.searcher import Hit
 
 
 def char_bigrams(text: str) -> set[str]:

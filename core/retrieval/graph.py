@@ -10,6 +10,8 @@ Two backends implement ``GraphStore``:
   (:Entity {key, type, surface})``; each call is its own Neo4j transaction, and ``replace_doc``
   is idempotent per document (call it after the SQLite commit).
 
+The corpus chooses between them (``core.retrieval.corpus.open_graph_store``).
+
 Scoring (both backends; ``plan_search`` and ``GraphStore.search``):
 
 - ``N`` = chunks with at least one mention, ``df(e)`` = chunks mentioning ``e``,
@@ -386,28 +388,10 @@ class SQLiteGraphStore(ScoredGraphStore):
         """The connection belongs to the caller: nothing to close."""
 
 
-def open_graph_store(
-    conn: sqlite3.Connection,
-    neo4j_uri: str | None,
-    neo4j_user: str,
-    neo4j_password: str | None,
-    *,
-    neo4j_database: str | None = None,
-) -> GraphStore:
-    """Neo4j when ``neo4j_uri`` is set (an unreachable server is an ``IndexStateError``),
-    otherwise the SQLite graph inside ``conn``'s database."""
-    if neo4j_uri:
-        from core.retrieval.graph_neo4j import Neo4jGraphStore
-
-        return Neo4jGraphStore(neo4j_uri, neo4j_user, neo4j_password, neo4j_database)
-    return SQLiteGraphStore(conn)
-
-
 __all__ = [
     "Credit",
     "GraphStore",
     "SQLiteGraphStore",
-    "open_graph_store",
     "plan_search",
     "select_neighbours",
 ]

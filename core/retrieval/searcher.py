@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -21,6 +22,7 @@ import numpy as np
 from core.retrieval.corpus import Corpus
 from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
+from core.retrieval.hits import Hit
 from core.retrieval.rerank import load_reranker
 from core.retrieval.store import StoredChunk, chunk_vector_key
 from core.schemas.search import (
@@ -50,25 +52,6 @@ CONTEXT_CHARS = 120
 # in 160-character windows have 3.4 windows on average, rarely more than 6).
 WINDOW_FANOUT = 8
 STRATEGIES = ("keyword", "semantic", "graph")
-
-
-@dataclass(slots=True)
-class Hit:
-    """One result with everything the pages need beyond the contract (file, heading, raw scores)."""
-
-    stored: StoredChunk
-    combined: float
-    normalized: dict[str, float]  # per strategy, as fused
-    raw: dict[str, float]  # bm25 (raw BM25), cosine (raw cosine), graph
-    rerank: float | None = None
-
-    @property
-    def chunk(self):  # -> Chunk
-        return self.stored.chunk
-
-    @property
-    def score(self) -> float:
-        return self.rerank if self.rerank is not None else self.combined
 
 
 @dataclass(slots=True)
@@ -139,6 +122,38 @@ def make_query(
     )
 
 
+@dataclass(slots=True)
+class _Rankings:
+    """Each strategy's candidates (chunk id, raw score; best first) and its time in ms."""
+
+    rankings: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    times: dict[str, float] = field(default_factory=dict)
+    vector: np.ndarray | None = None  # the query embedding, when the semantic strategy ran
+
+
+def wanted_strategies(strategies: Iterable[object], weights: dict[str, float]) -> set[str]:
+    """The strategies to run: those asked for; ``hybrid`` adds every strategy that has a
+    weight (a zero weight would not change the order)."""
+    wanted = {str(s) for s in strategies}
+    if SearchStrategy.HYBRID in wanted:
+        wanted |= {name for name in STRATEGIES if weights[name] > 0}
+    return wanted
+
+
+def fuse(
+    rankings: dict[str, list[tuple[str, float]]],
+    weights: dict[str, float],
+    fusion: str = "weighted",
+    rrf: RRFConfig | None = None,
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Combined score per chunk and each strategy's normalized scores: weighted min-max, or
+    reciprocal rank fusion when ``fusion == "rrf"``."""
+    if fusion == "rrf":
+        cfg = rrf or RRFConfig()
+        return rrf_fusion(rankings, weights, cfg.k, cfg.normalize_scores)
+    return weighted_fusion(rankings, weights)
+
+
 class Searcher:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
@@ -158,30 +173,52 @@ class Searcher:
         """Search; ``focus_weight`` > 0 re-scores the fused top ``focus_top_k`` by focus
         (``core.retrieval.focus``) before the optional rerank."""
         started = time.perf_counter()
-        corpus = self.corpus
         opts = query.options
         weights = {
             "keyword": opts.weights.keyword,
             "semantic": opts.weights.semantic,
             "graph": opts.weights.graph,
         }
-        wanted = {str(s) for s in opts.strategies}
-        if SearchStrategy.HYBRID in wanted:
-            # hybrid = every strategy that has a weight (a zero weight would not change the order)
-            wanted |= {name for name in STRATEGIES if weights[name] > 0}
-        floor = max(corpus.settings.candidate_floor, opts.offset + opts.limit)
-        terms = query_terms(query.text, corpus.tokenizer)
+        wanted = wanted_strategies(opts.strategies, weights)
+        floor = max(self.corpus.settings.candidate_floor, opts.offset + opts.limit)
+        ranked = self._rank(query, wanted, floor)
+        combined, normalized = fuse(ranked.rankings, weights, fusion, rrf)
+        candidates = self._filter(self._hits(combined, normalized, ranked.rankings), query)
 
-        rankings: dict[str, list[tuple[str, float]]] = {}
-        times: dict[str, float] = {}
-        # keyword
+        terms = query_terms(query.text, self.corpus.tokenizer)
+        outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
+        outcome.query_vector = ranked.vector
+        apply_focus(candidates, query.text, focus_weight, focus_top_k)
+        if opts.rerank_enabled:
+            self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
+
+        page = candidates[opts.offset : opts.offset + opts.limit]
+        items = self._items(page, terms, opts.include_highlights)
+        metrics = SearchStrategyMetrics(
+            **{name: _metric(name, wanted, ranked, normalized) for name in STRATEGIES}
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        outcome.result = SearchResult(
+            query=query,
+            results=items,
+            total_count=len(candidates),
+            processing_time=elapsed,
+            strategies=metrics,
+        )
+        outcome.hits = page
+        outcome.timings_ms = {**ranked.times, "total": elapsed}
+        return outcome
+
+    # --- steps -----------------------------------------------------------------------
+    def _rank(self, query: SearchQuery, wanted: set[str], floor: int) -> _Rankings:
+        """Ask each wanted strategy for its ``floor`` best chunks, timing each."""
+        corpus = self.corpus
+        ranked = _Rankings()
         if "keyword" in wanted:
             t0 = time.perf_counter()
             tokens = corpus.tokenizer.tokenize(query.text)
-            rankings["keyword"] = corpus.keyword.search(tokens, floor)
-            times["keyword"] = (time.perf_counter() - t0) * 1000
-        # semantic
-        vec: np.ndarray | None = None
+            ranked.rankings["keyword"] = corpus.keyword.search(tokens, floor)
+            ranked.times["keyword"] = (time.perf_counter() - t0) * 1000
         if "semantic" in wanted:
             t0 = time.perf_counter()
             if query.embedding is not None:
@@ -189,57 +226,35 @@ class Searcher:
                 vec = vec / (np.linalg.norm(vec) or 1.0)
             else:
                 vec = corpus.embedder.embed_query_vector(query.text)
-            rankings["semantic"] = self._vector_ranking(vec, floor)
-            times["semantic"] = (time.perf_counter() - t0) * 1000
-        # graph
+            ranked.vector = vec
+            ranked.rankings["semantic"] = self._vector_ranking(vec, floor)
+            ranked.times["semantic"] = (time.perf_counter() - t0) * 1000
         if "graph" in wanted:
             t0 = time.perf_counter()
             entities = extract_query_entities(query.text)
-            rankings["graph"] = corpus.graph.search(entities, floor) if entities else []
-            times["graph"] = (time.perf_counter() - t0) * 1000
+            ranked.rankings["graph"] = corpus.graph.search(entities, floor) if entities else []
+            ranked.times["graph"] = (time.perf_counter() - t0) * 1000
+        return ranked
 
-        if fusion == "rrf":
-            cfg = rrf or RRFConfig()
-            combined, normalized = rrf_fusion(rankings, weights, cfg.k, cfg.normalize_scores)
-        else:
-            combined, normalized = weighted_fusion(rankings, weights)
+    def _hits(
+        self,
+        combined: dict[str, float],
+        normalized: dict[str, dict[str, float]],
+        rankings: dict[str, list[tuple[str, float]]],
+    ) -> list[Hit]:
+        """The fused chunks still in the store, best first (ties by chunk id)."""
         raw = {name: dict(r) for name, r in rankings.items()}
-
         order = sorted(combined, key=lambda cid: (-combined[cid], cid))
-        stored = corpus.store.chunks_by_id(order)
-        candidates = [
-            self._hit(stored[c], combined[c], normalized, raw) for c in order if c in stored
-        ]
-        candidates = self._filter(candidates, query)
+        stored = self.corpus.store.chunks_by_id(order)
+        return [self._hit(stored[c], combined[c], normalized, raw) for c in order if c in stored]
 
-        outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
-        outcome.query_vector = vec
-        apply_focus(candidates, query.text, focus_weight, focus_top_k)
-        if opts.rerank_enabled:
-            self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
-        total = len(candidates)
-        page = candidates[opts.offset : opts.offset + opts.limit]
+    def _items(
+        self, page: list[Hit], terms: list[str], with_highlights: bool
+    ) -> list[SearchResultItem]:
         # one read per source document, however many of its chunks are on the page
         docs = {d: self._doc_text(d) for d in dict.fromkeys(h.chunk.doc_id for h in page)}
-        items = [self._item(h, terms, opts.include_highlights, docs[h.chunk.doc_id]) for h in page]
-        metrics = SearchStrategyMetrics(
-            keyword=self._metric("keyword", wanted, rankings, normalized, times),
-            semantic=self._metric("semantic", wanted, rankings, normalized, times),
-            graph=self._metric("graph", wanted, rankings, normalized, times),
-        )
-        elapsed = (time.perf_counter() - started) * 1000
-        outcome.result = SearchResult(
-            query=query,
-            results=items,
-            total_count=total,
-            processing_time=elapsed,
-            strategies=metrics,
-        )
-        outcome.hits = page
-        outcome.timings_ms = {**times, "total": elapsed}
-        return outcome
+        return [self._item(h, terms, with_highlights, docs[h.chunk.doc_id]) for h in page]
 
-    # --- steps -----------------------------------------------------------------------
     def _vector_ranking(self, vec: np.ndarray, floor: int) -> list[tuple[str, float]]:
         """The ``floor`` live chunks nearest to ``vec``, best first, with their cosine.
 
@@ -362,13 +377,17 @@ class Searcher:
         doc = self.corpus.store.document(doc_id)
         return doc.text if doc else None
 
-    @staticmethod
-    def _metric(name, wanted, rankings, normalized, times) -> StrategyMetric:
-        ranked = rankings.get(name, [])
-        top = max(normalized.get(name, {}).values(), default=0.0)
-        return StrategyMetric(
-            enabled=name in wanted,
-            result_count=len(ranked),
-            processing_time=times.get(name, 0.0),
-            top_score=min(1.0, max(0.0, top)),
-        )
+
+def _metric(
+    name: str,
+    wanted: set[str],
+    ranked: _Rankings,
+    normalized: dict[str, dict[str, float]],
+) -> StrategyMetric:
+    top = max(normalized.get(name, {}).values(), default=0.0)
+    return StrategyMetric(
+        enabled=name in wanted,
+        result_count=len(ranked.rankings.get(name, [])),
+        processing_time=ranked.times.get(name, 0.0),
+        top_score=min(1.0, max(0.0, top)),
+    )

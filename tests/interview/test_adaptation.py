@@ -11,9 +11,10 @@ from core.interview import adaptation as adapt
 from core.interview.domains import MIN_IMPORTANCE, get_domain
 from core.interview.evidence import CallableEvidence, Evidence, run_search
 from core.interview.orchestrator import Interviewer
-from core.interview.state import QCheckResult, QuestionRecord, SessionState
+from core.interview.params import VoIParams
+from core.interview.state import Adaptation, QCheckResult, QuestionRecord, SessionState
 from core.interview.store import SessionStore
-from core.interview.voi import VoIParams, score_actions
+from core.interview.voi import score_actions
 from core.interview.wal import hash_id, replay, wal_files, wal_salt
 
 from .conftest import APPENDIX_G, make_state, reply_for
@@ -279,7 +280,7 @@ def test_adapted_parameters_are_in_the_wal_and_derivable_from_its_events(iv, clo
     assert a.answer_ema_s > 30.0 and adapt.cost_ask(state, PARAMS) > 1.0
     fills = wal_events(settings, "fill")
     assert [f["response_s"] for f in fills] == [45.0, 150.0, 200.0]
-    rebuilt = adapt.Adaptation()
+    rebuilt = Adaptation()
     for f in fills:  # the events carry every measurement the estimate needs
         adapt.record_answer(rebuilt, f["answer_unanswered"], f["response_s"])
     assert rebuilt.answer_ema_s == a.answer_ema_s and rebuilt.recent == a.recent

@@ -8,6 +8,7 @@ import pytest
 
 from core.interview.belief import MIN_WIDTH, EvidenceFeatures, delta, logit, sigmoid, update
 from core.interview.gap import analyze_gaps, critical_gaps, priority, staleness
+from core.interview.params import VoIParams
 from core.interview.policy import (
     HeuristicVoIPolicy,
     PolicyContext,
@@ -18,7 +19,7 @@ from core.interview.policy import (
 from core.interview.slots import THETA_FILLED, filled_ratio
 from core.interview.state import Decision
 from core.interview.stop import budget_stop, hard_stop, soft_stop
-from core.interview.voi import VoIParams, bundle_cost, median_voi, score_actions
+from core.interview.voi import bundle_cost, median_voi, score_actions
 
 from .conftest import make_state
 

@@ -7,7 +7,7 @@ import pytest
 from core.interview.domains import get_domain
 from core.interview.evidence import CallableEvidence, Evidence, RunbookEvidence, search_slot
 from core.interview.orchestrator import Interviewer
-from core.interview.voi import VoIParams
+from core.interview.params import VoIParams
 from core.runbooks import index_runbooks, runbook_corpus
 from tests.conftest import make_settings
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
 from core.interview.answers import AnswerKind, choose_side, classify_answer, detect_language
-from core.interview.domains import get_domain
+from core.interview.domains import FieldKind, FieldSpec, get_domain
 from core.interview.extraction import extract_answer, extract_topic, split_for_bundle
-from core.interview.parsing import parse_value
+from core.interview.normalizers import normalize
+from core.interview.parsing import FIELD_PARSERS, extract_field, parse_value
 
 from .conftest import APPENDIX_G
 
@@ -98,3 +101,30 @@ def test_very_long_answer_is_cut_for_extraction_only():
     result = extract_answer(text, PM, ["timeline"])
     assert result.truncated
     assert result.candidates[0].items[0]["t"] == "14:30"
+
+
+def test_every_field_kind_has_a_parser():
+    # ``remainder`` is what the other fields leave over: parse_fields computes it itself.
+    assert set(FIELD_PARSERS) == set(get_args(FieldKind)) - {"remainder"}
+    spec = FieldSpec(name="rest", label="残り", kind="remainder")
+    assert extract_field(spec, "残りの文章") is None
+
+
+def test_field_parsers_read_their_own_kind():
+    text = normalize(
+        "毎日9時に約2時間、500人が対象。担当は田中さん。https://example.com/runbook を参照"
+    )
+    hits = {
+        kind: extract_field(FieldSpec(name=kind, label=kind, kind=kind), text)
+        for kind in ("time", "duration", "magnitude", "owner", "url")
+    }
+    assert hits["time"].norm == 9 * 60
+    assert hits["duration"].norm == 2 * 3600
+    assert hits["magnitude"].display.endswith("500人")
+    assert "田中" in hits["owner"].display
+    assert hits["url"].norm == "https://example.com/runbook"
+    # each span covers the words the parser read
+    assert [text[a:b] for a, b in hits["time"].spans] == ["9時"]
+    assert [text[a:b] for a, b in hits["duration"].spans] == ["2時間"]
+    assert [text[a:b] for a, b in hits["magnitude"].spans] == ["500人"]
+    assert [text[a:b] for a, b in hits["owner"].spans] == ["担当は田中さん"]

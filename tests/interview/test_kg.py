@@ -11,10 +11,9 @@ from core.interview.kg import (
     KGPayload,
     KGRelation,
     SQLiteKnowledgeGraph,
-    open_graph,
 )
 from core.interview.kg_neo4j import CYPHER_ENTITIES, Neo4jKnowledgeGraph, cypher_statements
-from core.interview.orchestrator import Interviewer
+from core.interview.orchestrator import Interviewer, open_graph
 
 from .conftest import APPENDIX_G, reply_for
 

@@ -4,7 +4,7 @@ the generated document, the stop reasons."""
 from __future__ import annotations
 
 from core.interview.orchestrator import Interviewer
-from core.interview.voi import VoIParams
+from core.interview.params import VoIParams
 
 from .conftest import APPENDIX_G, reply_for
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.retrieval.focus import apply_focus, char_bigrams, focus
-from core.retrieval.searcher import Hit
+from core.retrieval.hits import Hit
 from core.retrieval.store import StoredChunk
 from core.schemas.documents import Chunk
 

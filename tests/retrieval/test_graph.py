@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import IndexStateError, WorkbenchError
-from core.retrieval.graph import GraphStore, SQLiteGraphStore, mention_rows, open_graph_store
+from core.retrieval.corpus import open_graph_store
+from core.retrieval.graph import GraphStore, SQLiteGraphStore, mention_rows
 from core.retrieval.graph_neo4j import (
     CYPHER_ENTITY_COUNT,
     CYPHER_MENTION_COUNT,

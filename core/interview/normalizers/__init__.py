@@ -10,11 +10,10 @@ from core.interview.normalizers.base import kanji_number, normalize
 from core.interview.normalizers.datetimes import (
     ClockTime,
     DateRef,
-    Due,
     parse_clock_times,
     parse_dates,
-    parse_due,
 )
+from core.interview.normalizers.due import Due, parse_due
 from core.interview.normalizers.text import (
     find_command,
     find_criterion,

@@ -1,5 +1,5 @@
 """Clock times (``14:30``, ``14時半``, ``午後2時``), dates (``2024-06-30``, ``6月30日``, ``昨日``,
-``来週金曜``, ``月末``) and due dates (a date, a span such as ``2週間``, or a milestone)."""
+``来週金曜``, ``月末``). Due dates, which also read durations, are in ``due``."""
 
 from __future__ import annotations
 
@@ -163,35 +163,3 @@ def parse_dates(text: str, today: date | None = None) -> list[DateRef]:
     for m in _RELATIVE_RE.finditer(s):
         add(today + timedelta(days=_RELATIVE_DAYS[m.group()]) if today else None, True, m)
     return sorted(out, key=lambda d: d.start)
-
-
-@dataclass(frozen=True, slots=True)
-class Due:
-    text: str
-    date: date | None
-    within_seconds: float | None  # "2週間" / "2週間以内": a span from now
-
-
-_DUE_WORDS = re.compile(
-    r"次回リリース|次のリリース|次のスプリント|次スプリント|Q[1-4]|四半期内|上期|下期"
-)
-
-
-def parse_due(text: str, today: date | None = None) -> Due | None:
-    """A due date: an explicit or relative date, a span (``2週間``, ``3日以内``) or a milestone."""
-    s = normalize(text)
-    dates = [d for d in parse_dates(s, today) if d.text not in ("昨日", "一昨日", "おととい")]
-    if dates:
-        d = dates[0]
-        return Due(d.text, d.value, None)
-    from core.interview.normalizers.units import parse_durations  # units imports this module
-
-    spans = [d for d in parse_durations(s) if d.seconds >= 86400]
-    if spans:
-        d = spans[0]
-        value = today + timedelta(seconds=d.seconds) if today else None
-        return Due(d.text, value, d.seconds)
-    m = _DUE_WORDS.search(s)
-    if m:
-        return Due(m.group(), None, None)
-    return None
