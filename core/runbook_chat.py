@@ -19,7 +19,8 @@ from core.errors import LLMError, WorkbenchError
 from core.generation.citations import excerpt, markers_in, strip_invented_markers
 from core.generation.extractive import Evidence, extractive_answer
 from core.generation.llm import complete
-from core.retrieval.searcher import Hit, SearchOutcome
+from core.retrieval.hits import Hit
+from core.retrieval.searcher import SearchOutcome
 from core.runbooks import runbook_corpus, search_runbooks
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings

@@ -29,7 +29,7 @@ from core.generation.citations import (
 )
 from core.generation.extractive import Evidence, extractive_answer
 from core.generation.llm import LLMReply, complete
-from core.retrieval.searcher import Hit
+from core.retrieval.hits import Hit
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
 from core.wiki.index import article_url

@@ -22,7 +22,8 @@ from core.errors import IndexStateError, InputError
 from core.generation.extractive import term_coverage
 from core.retrieval.corpus import Corpus
 from core.retrieval.embeddings import get_embedder
-from core.retrieval.searcher import Hit, Searcher, make_query
+from core.retrieval.hits import Hit
+from core.retrieval.searcher import Searcher, make_query
 from core.schemas.search import RerankConfig
 from core.settings import Settings
 from core.text.normalize import normalize_query
