@@ -132,8 +132,9 @@ class HtmlText:
 
 
 def decode_html(data: bytes, name: str, path: str) -> str:
-    """The page as text: BOM, then the declared charset, UTF-8, CP932, EUC-JP; else UTF-8 with
-    replacement characters (logged). A file with NUL bytes and no UTF-16 BOM is refused."""
+    """The page as text: BOM, then UTF-8 (bytes that decode as UTF-8 are UTF-8, whatever a wrong
+    declaration says), the declared charset, CP932, EUC-JP; else UTF-8 with replacement
+    characters (logged). A file with NUL bytes and no UTF-16 BOM is refused."""
     for bom, encoding in (
         (b"\xef\xbb\xbf", "utf-8"),
         (b"\xff\xfe", "utf-16-le"),
@@ -145,11 +146,11 @@ def decode_html(data: bytes, name: str, path: str) -> str:
         raise SourceFileError(
             path, f"「{name}」はテキストではなくバイナリファイルのようです。スキップしました。"
         )
-    candidates = []
+    candidates = ["utf-8"]
     match = _META_CHARSET.search(data[:8192])
     if match:
         candidates.append(match.group(1).decode("ascii").lower())
-    candidates += ["utf-8", "cp932", "euc_jp"]
+    candidates += ["cp932", "euc_jp"]
     for encoding in candidates:
         try:
             return data.decode(encoding)

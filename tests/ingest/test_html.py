@@ -115,6 +115,8 @@ def test_page_without_main_uses_the_body_without_header_and_footer():
         '<html><head><meta charset="utf-8"></head><body><p>端末を隔離する。</p></body></html>'.encode(
             "euc_jp"
         ),  # wrong declaration
+        # UTF-8 declared as Latin-1
+        '<html><head><meta charset="iso-8859-1"></head><body><p>端末を隔離する。</p></body></html>'.encode(),
     ],
 )
 def test_japanese_encodings_are_detected(data):
