@@ -4,6 +4,7 @@ Commands:
   index runbooks [--data DIR]      build or update the runbook indexes (incremental)
   search "QUERY" [--k N] [--fusion weighted|rrf] [--weights KW,SEM,GRAPH] [--json]
   ask "QUESTION" [--k N] [--bm25-weight W] [--data DIR] [--json]
+  inspect FILE [--json]            how a document is read: title, heading tree, chunks
   audit verify [--date YYYY-MM-DD]   exit 0 intact, 1 tampered, 2 could not check
   audit rotate-key
   serve [--address ADDR] [--port N]  check who could reach it, index, then start the app
@@ -135,6 +136,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from core.ingest.inspect import inspect_file, render_inspection
+    from core.settings import get_settings
+
+    result = inspect_file(args.file, get_settings())
+    if args.json:
+        print(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(render_inspection(result))
+    return 0
+
+
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from datetime import date
 
@@ -249,6 +262,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_ask.add_argument("--data", type=Path, default=None)
     p_ask.add_argument("--json", action="store_true")
     p_ask.set_defaults(func=cmd_ask)
+
+    p_inspect = sub.add_parser(
+        "inspect", help="文書の読み取り結果（タイトル・見出し・チャンク）を表示する"
+    )
+    p_inspect.add_argument("file", type=Path, help=".md / .pdf / .docx / .html などのファイル")
+    p_inspect.add_argument("--json", action="store_true")
+    p_inspect.set_defaults(func=cmd_inspect)
 
     p_audit = sub.add_parser("audit", help="監査ログ")
     audit_sub = p_audit.add_subparsers(dest="audit_command", required=True)

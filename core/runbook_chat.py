@@ -21,6 +21,7 @@ from core.generation.extractive import Evidence, extractive_answer
 from core.generation.llm import complete
 from core.retrieval.hits import Hit
 from core.retrieval.searcher import SearchOutcome
+from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
@@ -295,3 +296,8 @@ def open_citation(
         changed=current is not None and current != doc_hash,
         removed=current is None,
     )
+
+
+def open_section(settings: Settings, data, chunk_id: str, file: str, doc_hash: str) -> SectionView:
+    """What 「全文を表示」 opens: the whole section the cited chunk comes from."""
+    return section_view(runbook_corpus(settings, data).store, chunk_id, file, doc_hash)

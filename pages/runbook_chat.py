@@ -5,7 +5,7 @@ import uuid
 import streamlit as st
 
 from core.errors import WorkbenchError
-from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask, open_citation
+from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask, open_section
 from core.runbooks import index_runbooks, runbook_corpus, runbook_folder
 from core.schemas.answer import Answer
 from ui.citations import render_answer
@@ -70,7 +70,7 @@ if folder is not None:
 
 
 def open_cited(citation):
-    return open_citation(settings, folder, citation.chunk_id, citation.file, citation.doc_hash)
+    return open_section(settings, folder, citation.chunk_id, citation.file, citation.doc_hash)
 
 
 # --- chat -----------------------------------------------------------------------------------

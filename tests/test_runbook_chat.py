@@ -7,7 +7,8 @@ import json
 import pytest
 
 from core import guardrails
-from core.audit import log_path, read_records, verify_file
+from core.audit import log_path, read_records
+from core.audit_verify import verify_file
 from core.runbook_chat import (
     ChatConfig,
     Exchange,
@@ -184,7 +185,10 @@ def test_script_in_a_runbook_is_escaped(settings, runbook_dir):
     from core.generation.citations import highlight_html
 
     (runbook_dir / "xss.md").write_text(
-        "# 検証用手順\n\n## 手順\n1. <script>alert('x')</script> と <img src=x onerror=alert(1)> を含む手順を確認する。\n",
+        # Raw HTML tags are reduced to their text when Markdown is read; markup written as code
+        # or as entities reaches the indexed text as it is, and must be escaped when shown.
+        "# 検証用手順\n\n## 手順\n1. `<script>alert('x')</script>` と"
+        " &lt;img src=x onerror=alert(1)&gt; を含む手順を確認する。\n",
         encoding="utf-8",
     )
     a = ask("検証用手順を確認する", [], cfg(data=runbook_dir), settings)

@@ -66,6 +66,14 @@ def render_citation(c: Citation, terms: list[str], key: str, on_open=None) -> No
                 )
             elif view.changed:
                 st.warning("この文書は回答後に更新されています。回答時の本文を表示します。")
+            count = getattr(view, "chunk_count", 0)
+            if count:
+                scope = "の一部（前後のみ）" if getattr(view, "truncated", False) else "の全文"
+                st.caption(
+                    safe_markdown(
+                        f"セクション「{view.heading or c.heading}」{scope}（チャンク {count} 件）"
+                    )
+                )
             st.markdown(
                 f'<div class="wb-excerpt">{highlight_html(view.text or c.text, terms)}</div>',
                 unsafe_allow_html=True,

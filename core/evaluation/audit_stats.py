@@ -1,7 +1,7 @@
 """KPIs over the audit-log frame (``core.evaluation.logs``): per day and overall.
 
 Questions per day, latency p50/p95, the rates of the three flags, answer modes, tokens and
-cost; and the audit-chain status of each day file (``core.audit.verify_file``), cached by the
+cost; and the audit-chain status of each day file (``core.audit_verify.verify_file``), cached by the
 file's size and modification time because verifying hashes every line.
 """
 

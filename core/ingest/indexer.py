@@ -24,7 +24,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import InputError, PathNotAllowedError, SourceFileError
-from core.ingest.loaders import SUPPORTED_SUFFIXES, content_hash, load_file, read_source_bytes
+from core.ingest.loaders import (
+    SUPPORTED_SUFFIXES,
+    SUPPORTED_SUFFIXES_TEXT,
+    content_hash,
+    load_file,
+    read_source_bytes,
+)
 from core.retrieval.corpus import Corpus
 from core.retrieval.graph import SQLiteGraphStore
 from core.retrieval.store import ChunkStore, chunk_vector_key, vector_key, window_key
@@ -99,7 +105,7 @@ def scan_folder(folder: Path) -> list[Path]:
     )
     if not files:
         raise InputError(
-            f"フォルダ「{folder}」に対応ファイル（.md / .markdown / .pdf）がありません。"
+            f"フォルダ「{folder}」に対応ファイル（{SUPPORTED_SUFFIXES_TEXT}）がありません。"
         )
     return files
 

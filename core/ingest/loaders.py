@@ -1,29 +1,31 @@
 """Loaders: one source file -> one normalized ``Document``, or a ``SourceFileError`` naming it.
 
-Bad files (empty, binary, non-UTF-8, oversized, encrypted or broken PDFs, PDFs without a text
-layer) raise with a Japanese message; the indexer skips them and indexes the rest.
+Bad files (empty, binary, non-UTF-8 Markdown, oversized, encrypted or broken PDFs, PDFs without
+a text layer, .docx files that are not Word documents, HTML pages without text) raise with a Japanese message; the indexer skips them and indexes the rest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import SourceFileError
+from core.ingest.docx import read_docx
+from core.ingest.html import read_html
+from core.ingest.markdown import read_markdown
 from core.ingest.pdf import PdfText, read_pdf
 from core.schemas.documents import Document, Heading
-from core.text.normalize import normalize_text
 
 log = logging.getLogger(__name__)
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 PDF_SUFFIXES = (".pdf",)
-SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES
-
-_TITLE_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+DOCX_SUFFIXES = (".docx",)
+HTML_SUFFIXES = (".html", ".htm")
+SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + DOCX_SUFFIXES + HTML_SUFFIXES
+SUPPORTED_SUFFIXES_TEXT = " / ".join(SUPPORTED_SUFFIXES)  # for messages: ".md / .markdown / ..."
 
 
 def content_hash(data: bytes) -> str:
@@ -77,16 +79,20 @@ def extract_pdf_text(data: bytes, name: str, path: str) -> PdfText:
 
 
 def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
-    """Load one Markdown or PDF file under ``root``; returns the document and its byte size."""
+    """Load one supported file under ``root``; returns the document and its byte size."""
     name = path.relative_to(root).as_posix()
     data = read_source_bytes(path, max_bytes)
     suffix = path.suffix.lower()
     headings: tuple[Heading, ...] | None = None
     if suffix in MARKDOWN_SUFFIXES:
-        text = normalize_text(decode_markdown(data, name, str(path)))
-        match = _TITLE_RE.search(text)
-        title = match.group(1).strip() if match else path.stem
-        kind = "markdown"
+        markdown = read_markdown(decode_markdown(data, name, str(path)), name)
+        text, title, kind = markdown.text, markdown.title or path.stem, "markdown"
+    elif suffix in DOCX_SUFFIXES:
+        word = read_docx(data, name, str(path), max_bytes)
+        text, title, kind, headings = word.text, word.title or path.stem, "docx", word.headings
+    elif suffix in HTML_SUFFIXES:
+        page = read_html(data, name, str(path))
+        text, title, kind, headings = page.text, page.title or path.stem, "html", page.headings
     elif suffix in PDF_SUFFIXES:
         pdf = extract_pdf_text(data, name, str(path))
         text, headings = pdf.text, pdf.headings
@@ -94,7 +100,9 @@ def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
         title = pdf.title or (first_line if len(first_line) <= 60 else path.stem)
         kind = "pdf"
     else:
-        raise SourceFileError(str(path), f"「{name}」は対応していない形式です（.md / .pdf）。")
+        raise SourceFileError(
+            str(path), f"「{name}」は対応していない形式です（{SUPPORTED_SUFFIXES_TEXT}）。"
+        )
     if not text.strip():
         raise SourceFileError(str(path), f"「{name}」には本文がありません。スキップしました。")
     doc = Document(

@@ -261,6 +261,13 @@ class ChunkStore:
                 out[sc.chunk.chunk_id] = sc
         return out
 
+    def document_chunks(self, doc_id: str) -> list[StoredChunk]:
+        """The live chunks of one document in chunk order."""
+        cur = self.conn.execute(
+            f"SELECT {self._COLUMNS} FROM chunks WHERE doc_id=? ORDER BY chunk_index", (doc_id,)
+        )
+        return [self._chunk_from_row(row) for row in cur]
+
     def live_vector_keys(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT vector_key FROM chunks")}
 

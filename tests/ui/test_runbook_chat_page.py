@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -63,3 +65,20 @@ def test_rebuild_is_incremental(page):
     assert any(
         "変更なし" in s.value and "埋め込み 0 チャンク" in s.value for s in page.sidebar.success
     )
+
+
+def test_full_text_toggle_shows_the_whole_section(page):
+    page.chat_input[0].set_value("ランサムウェアに感染した端末の隔離手順").run()
+    toggles = [t for t in page.toggle if t.label == "全文を表示"]
+    assert toggles
+    toggles[0].set_value(True).run()
+    assert not page.exception
+    captions = [c.value for c in page.caption if "セクション「" in c.value]
+    assert captions and "の全文（チャンク" in captions[0]
+    inside = [m.value for m in page.expander[0].markdown if "wb-excerpt" in m.value]
+    assert len(inside) == 2  # the excerpt, then the section
+
+    def plain(html: str) -> str:
+        return re.sub(r"<[^>]+>|\s|…", "", html)
+
+    assert len(plain(inside[1])) >= len(plain(inside[0]))

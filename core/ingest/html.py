@@ -1,0 +1,363 @@
+"""HTML pages (wiki exports, saved pages) -> normalized text with headings from ``h1``-``h4``.
+
+Parsed with lxml's HTML parser (libxml2: fast, tolerant of broken markup, no network access, no
+entity expansion beyond HTML's own). What is kept and how:
+
+- the content root: the page's one ``<main>`` (or ``role="main"``) element, else its one
+  ``<article>``, else ``<body>``;
+- dropped with everything inside: ``nav``, ``aside``, ``script``, ``style``, ``noscript``,
+  ``template``, forms and their controls, embedded objects (``iframe``, ``svg``, ...), elements
+  that are ``hidden`` or ``aria-hidden``, ARIA navigation/banner/contentinfo/search/complementary
+  landmarks, ``header`` and ``footer`` outside ``main``/``article``, and the chrome of common
+  wiki exports (table of contents, edit-section links, breadcrumbs, permalink anchors);
+- ``h1``-``h4`` become headings (``Document.headings``; ``h5``/``h6`` stay as lines);
+- list items become ``- item`` / ``1. item`` lines (numbered from ``<ol start>``), nested lists
+  indented; table rows become one line each, cells joined by ``" | "``; ``pre`` keeps its lines;
+- images are dropped, links keep their text, entities are decoded, comments are dropped.
+
+The walk over the tree is iterative, so deeply nested markup cannot exhaust the stack.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from core.errors import SourceFileError
+from core.ingest.textbuild import TextBuilder
+from core.schemas.documents import Heading
+from core.text.normalize import normalize_article
+
+log = logging.getLogger(__name__)
+
+HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4}
+DROPPED_TAGS = frozenset(
+    [
+        "nav",
+        "aside",
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "form",
+        "button",
+        "select",
+        "option",
+        "textarea",
+        "input",
+        "iframe",
+        "frame",
+        "frameset",
+        "object",
+        "embed",
+        "svg",
+        "math",
+        "canvas",
+        "audio",
+        "video",
+        "map",
+        "dialog",
+        "head",
+        "title",
+        "img",
+        "picture",
+        "source",
+    ]
+)
+_PAGE_CHROME_TAGS = frozenset({"header", "footer"})
+_DROPPED_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+# Exact class or id tokens of the chrome that wiki exports put inside the content.
+_CHROME_TOKENS = frozenset(
+    {
+        "toc",
+        "mw-editsection",
+        "headerlink",
+        "breadcrumb",
+        "breadcrumbs",
+        "breadcrumb-section",
+        "sidebar",
+        "navbar",
+        "skip-link",
+    }
+)
+BLOCK_TAGS = frozenset(
+    [
+        "address",
+        "article",
+        "blockquote",
+        "body",
+        "center",
+        "dd",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "html",
+        "legend",
+        "li",
+        "main",
+        "ol",
+        "p",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "thead",
+        "tfoot",
+        "ul",
+        "caption",
+        "menu",
+    ]
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlText:
+    title: str | None  # the first h1, else <title>
+    text: str
+    headings: tuple[Heading, ...]
+
+
+# --- decoding ----------------------------------------------------------------------------------
+
+
+def decode_html(data: bytes, name: str, path: str) -> str:
+    """The page as text: BOM, then UTF-8 (bytes that decode as UTF-8 are UTF-8, whatever a wrong
+    declaration says), the declared charset, CP932, EUC-JP; else UTF-8 with replacement
+    characters (logged). A file with NUL bytes and no UTF-16 BOM is refused."""
+    for bom, encoding in (
+        (b"\xef\xbb\xbf", "utf-8"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ):
+        if data.startswith(bom):
+            return data[len(bom) :].decode(encoding, errors="replace")
+    if b"\x00" in data[:8192]:
+        raise SourceFileError(
+            path, f"「{name}」はテキストではなくバイナリファイルのようです。スキップしました。"
+        )
+    candidates = ["utf-8"]
+    match = _META_CHARSET.search(data[:8192])
+    if match:
+        candidates.append(match.group(1).decode("ascii").lower())
+    candidates += ["cp932", "euc_jp"]
+    for encoding in candidates:
+        try:
+            return data.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    log.warning("%s: not valid in any expected encoding; undecodable bytes replaced", name)
+    return data.decode("utf-8", errors="replace")
+
+
+# --- the walk ----------------------------------------------------------------------------------
+
+
+def _tokens(value: str | None) -> set[str]:
+    return set(value.lower().split()) if value else set()
+
+
+def _dropped(el, in_content: bool) -> bool:
+    tag = el.tag
+    if tag in DROPPED_TAGS:
+        return True
+    if tag in _PAGE_CHROME_TAGS and not in_content:
+        return True
+    attrib = el.attrib
+    if not attrib:
+        return False
+    if "hidden" in attrib or attrib.get("aria-hidden", "").lower() == "true":
+        return True
+    if attrib.get("role", "").lower() in _DROPPED_ROLES:
+        return True
+    return bool((_tokens(attrib.get("class")) | _tokens(attrib.get("id"))) & _CHROME_TOKENS)
+
+
+def _inline_text(el, in_content: bool) -> str:
+    """The text of ``el`` and its descendants (dropped elements left out), whitespace folded."""
+    parts: list[str] = []
+    stack = [(el, False)]
+    while stack:
+        node, closing = stack.pop()
+        if closing:
+            if node.tag in BLOCK_TAGS or node.tag in ("td", "th"):
+                parts.append(" ")
+            if node.tail:
+                parts.append(node.tail)
+            continue
+        if not isinstance(node.tag, str) or _dropped(node, in_content):
+            if node is not el and node.tail:
+                parts.append(node.tail)
+            continue
+        if node.tag == "br" or node.tag in BLOCK_TAGS or node.tag in ("td", "th"):
+            parts.append(" ")
+        if node.text:
+            parts.append(node.text)
+        if node is not el:
+            stack.append((node, True))
+        stack.extend((child, False) for child in reversed(node))
+    return " ".join("".join(parts).split())  # normalized with the rest by the TextBuilder
+
+
+class _Walker:
+    """Emits the content of one element tree to a ``TextBuilder``."""
+
+    def __init__(self, builder: TextBuilder) -> None:
+        self.out = builder
+        self.buffer: list[str] = []
+        self.lists: list[list] = []  # [ordered, next number] per open list
+        self.marker = ""  # list marker waiting for the item's first line
+
+    def flush(self) -> None:
+        if self.buffer:
+            text = "".join(self.buffer)
+            self.buffer = []
+            if text.strip():
+                indent = 2 * max(len(self.lists) - 1, 0)
+                self.out.line(text, indent=indent, marker=self.marker)
+                self.marker = ""
+
+    def walk(self, root, in_content: bool) -> None:
+        stack = [(root, False, in_content)]
+        while stack:
+            el, closing, content = stack.pop()
+            if closing:
+                self.end(el)
+                if el is not root and el.tail:
+                    self.buffer.append(el.tail)
+                continue
+            if not isinstance(el.tag, str) or _dropped(el, content):
+                if el is not root and el.tail:
+                    self.buffer.append(el.tail)
+                continue
+            if self.start(el, content):  # the element was emitted whole
+                if el is not root and el.tail:
+                    self.buffer.append(el.tail)
+                continue
+            if el.text:
+                self.buffer.append(el.text)
+            stack.append((el, True, content))
+            inner = content or el.tag in ("main", "article")
+            stack.extend((child, False, inner) for child in reversed(el))
+
+    def start(self, el, content: bool) -> bool:
+        tag = el.tag
+        if tag in HEADING_TAGS:
+            self.flush()
+            self.out.heading(HEADING_TAGS[tag], _inline_text(el, content))
+            return True
+        if tag == "tr":
+            self.flush()
+            cells = [c for c in el if isinstance(c.tag, str) and c.tag in ("td", "th")]
+            self.out.row([_inline_text(c, content) for c in cells])
+            return True
+        if tag == "pre":
+            self.flush()
+            self.out.preformatted("".join(el.itertext()))
+            return True
+        if tag == "br":
+            self.flush()
+            return True
+        if tag in ("ul", "ol", "menu"):
+            self.flush()
+            start = el.get("start", "1").strip()
+            self.lists.append([tag == "ol", int(start) if start.isdigit() else 1])
+        elif tag == "li":
+            self.flush()
+            if self.lists:
+                ordered, number = self.lists[-1]
+                value = el.get("value", "").strip()
+                number = int(value) if value.isdigit() else number
+                self.marker = f"{number}. " if ordered else "- "
+                self.lists[-1][1] = number + 1
+            else:
+                self.marker = "- "
+        elif tag in BLOCK_TAGS:
+            self.flush()
+        return False
+
+    def end(self, el) -> None:
+        if el.tag in BLOCK_TAGS:
+            self.flush()
+        if el.tag in ("ul", "ol", "menu") and self.lists:
+            self.lists.pop()
+        if el.tag == "li":
+            self.marker = ""
+
+
+def _parse(text: str):
+    """The page's tree (plain lxml elements: the lxml.html element classes cost a lookup per
+    element), or None for a page without content; raises ``lxml.etree.LxmlError``."""
+    from lxml import etree
+
+    parser = etree.HTMLParser(
+        encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True
+    )
+    return etree.fromstring(text.encode("utf-8", errors="replace"), parser=parser)
+
+
+def _content_root(doc):
+    for query in ("//main", "//*[@role='main']", "//article"):
+        found = doc.xpath(query)
+        if len(found) == 1:
+            return found[0], True
+    body = doc.find("body")
+    return (body if body is not None else doc), False
+
+
+def emit_html(text: str, builder: TextBuilder) -> None:
+    """Emit an HTML fragment or page (already decoded) to ``builder``, without root selection.
+
+    Used for HTML blocks inside Markdown. Raises ``ValueError`` when lxml cannot parse it.
+    """
+    from lxml.etree import LxmlError
+
+    try:
+        doc = _parse(text)
+    except LxmlError as exc:
+        raise ValueError(str(exc)) from exc
+    if doc is None:
+        return
+    walker = _Walker(builder)
+    body = doc.find("body")
+    walker.walk(body if body is not None else doc, in_content=True)
+    walker.flush()
+
+
+def read_html(data: bytes, name: str, path: str) -> HtmlText:
+    """Read an HTML page; raises ``SourceFileError`` naming the file when it has no text."""
+    from lxml.etree import LxmlError
+
+    text = decode_html(data, name, path)
+    try:
+        doc = _parse(text)
+    except (LxmlError, ValueError) as exc:
+        raise SourceFileError(
+            path,
+            f"「{name}」は HTML として読み込めませんでした。スキップしました。",
+            detail=f"{type(exc).__name__}: {exc}",
+        ) from exc
+    if doc is None:
+        return HtmlText(title=None, text="", headings=())
+    root, in_content = _content_root(doc)
+    builder = TextBuilder()
+    walker = _Walker(builder)
+    walker.walk(root, in_content)
+    walker.flush()
+    headings = builder.headings
+    title = next((h.title for h in headings if h.level == 1), None)
+    if title is None:
+        title_el = doc.find(".//title")
+        if title_el is not None:
+            title = normalize_article("".join(title_el.itertext())) or None
+    return HtmlText(title=title, text=builder.text(), headings=headings)

@@ -1,0 +1,552 @@
+"""Markdown as sites publish it (MkDocs / Material, GitHub) -> the text that is indexed.
+
+The result is still Markdown-shaped text: ATX heading lines (``#`` .. ``######``) are kept, so
+the chunker finds the sections in it (``core.text.chunking``). What changes, line by line,
+outside fenced code blocks (which are kept verbatim):
+
+- YAML front matter (``---`` ... ``---`` at the very top) is removed; its ``title`` becomes the
+  document title. Broken YAML that looks like front matter (its first line is ``key:``) is
+  removed too, with a warning in the log, and the body is read; a block that is not a mapping
+  at all is left to the body (it was two thematic breaks). ``key: value`` lines at the top
+  closed by ``---`` (the opening ``---`` missing) are front matter too (logged).
+- Admonitions (``!!! type "title"``, collapsible ``???``/``???+``, Material content tabs
+  ``=== "tab"``) become a lead line and their body, un-indented (to the admonition's own
+  indentation): the lead is ``注意: title`` (a label for the type, Japanese when the title or
+  the body is Japanese, else English: ``Warning: title``), the title alone for types without a
+  label (``aside``), the label alone when there is no title, nothing for ``""``.
+- HTML: comments are dropped; a block of HTML (a line starting with a block tag such as
+  ``<div>`` or ``<table>``, up to the next blank line) is read by the HTML reader (tables as
+  rows of ``a | b``, lists as items, ``h1``-``h4`` as ``#`` headings, scripts dropped); inline
+  tags are removed (``<br>`` becomes a space) and entities decoded.
+- Images (``![alt](src)``, ``![alt][ref]``) are dropped; links keep their text and lose their
+  target (inline, reference and defined shortcut links; autolinks keep the address, which is
+  their text); reference-style definitions (``[id]: url``) and attribute lists
+  (``{: target="_blank"}``, ``{ .class }``, ``{#id}``) are dropped. Code spans are kept as
+  written.
+- Ordered lists keep their numbers as the page shows them: ``1.`` ``1.`` ``1.`` (Markdown's
+  auto-numbering) becomes ``1.`` ``2.`` ``3.``, per list and nesting level, from the list's
+  first number; bullets are written ``-``.
+- Tables (``| a | b |`` with a delimiter row) become rows of cells joined by ``" | "``; the
+  delimiter row is dropped. Setext headings (``Title`` over ``===`` / ``---``) become ``#`` /
+  ``##`` lines; thematic breaks (``---``, ``***``) become blank lines.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from dataclasses import dataclass
+
+from core.ingest.html import emit_html
+from core.ingest.textbuild import CELL_SEPARATOR, TextBuilder
+from core.text.normalize import normalize_text
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MarkdownText", "read_markdown", "split_front_matter"]
+
+MAX_FRONT_MATTER_CHARS = 64_000
+
+
+@dataclass(frozen=True, slots=True)
+class MarkdownText:
+    title: str | None  # the front matter's title, else the first "# " heading
+    text: str  # normalized, Markdown-shaped
+
+
+# --- front matter ------------------------------------------------------------------------------
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)^(?:---|\.\.\.)[ \t]*$\n?", re.DOTALL | re.MULTILINE)
+# "key: value" lines closed by "---" with the opening "---" missing (seen in real sites).
+_BARE_FRONT_MATTER = re.compile(
+    r"\A((?:[A-Za-z_][\w-]*:(?:[ \t][^\n]*)?\n(?:[ \t]+[^\n]*\n)*)+)(?:---|\.\.\.)[ \t]*(?:\n|\Z)"
+)
+_YAML_KEY_LINE = re.compile(r"[A-Za-z0-9_][\w .-]*:(?:\s|$)")
+
+
+def split_front_matter(text: str, name: str) -> tuple[dict, str]:
+    """(front matter mapping, body) of normalized Markdown text; ``({}, text)`` without one."""
+    import yaml
+
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        bare = _BARE_FRONT_MATTER.match(text)
+        if bare is None:
+            return {}, text
+        log.warning("%s: front matter without its opening '---'; removed", name)
+        try:
+            meta = yaml.safe_load(bare.group(1))
+        except yaml.YAMLError:
+            meta = None
+        return (meta if isinstance(meta, dict) else {}), text[bare.end() :]
+    block, body = match.group(1), text[match.end() :]
+    first = next((ln for ln in block.splitlines() if ln.strip() and not ln.startswith("#")), "")
+    if not block.strip():
+        return {}, body
+    if len(block) > MAX_FRONT_MATTER_CHARS:
+        log.warning("%s: front matter of %d characters not parsed; removed", name, len(block))
+        return {}, body
+    try:
+        meta = yaml.safe_load(block)
+    except yaml.YAMLError as exc:
+        if _YAML_KEY_LINE.match(first):
+            log.warning("%s: front matter is not valid YAML (%s); body read without it", name, exc)
+            return {}, body
+        return {}, text
+    if isinstance(meta, dict):
+        return meta, body
+    return {}, text
+
+
+# --- inline ------------------------------------------------------------------------------------
+
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_IMAGE = re.compile(
+    r"!\[(?:[^\[\]]|\[[^\[\]]*\])*\]"
+    r"(?:\(\s*(?:<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+    r"|\[[^\]]*\])"
+)
+_LINK = re.compile(
+    r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
+    r"\(\s*(?:<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+)
+_REF_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\[([^\[\]]*)\]")
+_SHORTCUT = re.compile(r"\[([^\[\]^][^\[\]]*)\](?![\[(:])")
+_ATTR_LIST = re.compile(r"\{:[^{}\n]*\}|\{[ \t]*[.#][\w-][^{}\n]*\}|\{[ \t]*[\w-]+=[^{}\n]*\}")
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+|[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)>")
+_SCRIPT = re.compile(r"<(script|style)\b.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+[^<>]*?)?\s*/?>")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def _inline_segment(text: str, labels: frozenset[str], raw_html: bool) -> str:
+    text = _IMAGE.sub("", text)
+    text = _LINK.sub(lambda m: m.group(1), text)
+    text = _REF_LINK.sub(lambda m: m.group(1), text)
+    if labels:
+        text = _SHORTCUT.sub(
+            lambda m: m.group(1) if m.group(1).lower() in labels else m.group(0), text
+        )
+    text = _ATTR_LIST.sub("", text)
+    text = _AUTOLINK.sub(lambda m: m.group(1), text)
+    if raw_html and "<" in text:
+        text = _SCRIPT.sub("", text)
+        text = _BR.sub(" ", text)
+        text = _TAG.sub("", text)
+    if raw_html and "&" in text:
+        text = html.unescape(text)
+    return text
+
+
+def clean_inline(text: str, labels: frozenset[str] = frozenset(), raw_html: bool = True) -> str:
+    """One line's inline Markdown without images, link targets, attribute lists and HTML tags;
+    code spans are kept as written. ``raw_html=False``: text already read from HTML."""
+    if "`" not in text:
+        return _inline_segment(text, labels, raw_html)
+    out, last = [], 0
+    for match in _CODE_SPAN.finditer(text):
+        out.append(_inline_segment(text[last : match.start()], labels, raw_html))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(_inline_segment(text[last:], labels, raw_html))
+    return "".join(out)
+
+
+# --- blocks ------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"( *)(`{3,}|~{3,})(.*)")
+_ATX = re.compile(r"( {0,3})(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
+_THEMATIC = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})")
+_ITEM = re.compile(r"( *)(?:(\d{1,9})([.)])|([-*+]))(?:[ \t]+(.*)|$)")
+_ADMONITION = re.compile(
+    r"( *)(?:!!!|\?\?\?\+?|===)[ \t]*([\w-]+(?:[ \t]+[\w-]+)*)?[ \t]*(?:\"([^\"]*)\"|'([^']*)')?[ \t]*"
+)
+_REF_DEF = re.compile(
+    r" {0,3}\[([^\]^][^\]]*)\]:[ \t]*(?:<[^>]*>|\S+)(?:[ \t]+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?[ \t]*"
+)
+_DELIMITER_ROW = re.compile(r" *\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_HTML_RAW_TAGS = ("script", "pre", "style", "textarea")
+_HTML_BLOCK_TAGS = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "base",
+        "basefont",
+        "blockquote",
+        "body",
+        "caption",
+        "center",
+        "col",
+        "colgroup",
+        "dd",
+        "details",
+        "dialog",
+        "dir",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "frame",
+        "frameset",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "head",
+        "header",
+        "hr",
+        "html",
+        "iframe",
+        "legend",
+        "li",
+        "link",
+        "main",
+        "menu",
+        "menuitem",
+        "nav",
+        "noframes",
+        "ol",
+        "optgroup",
+        "option",
+        "p",
+        "param",
+        "search",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "title",
+        "tr",
+        "track",
+        "ul",
+        "script",
+        "pre",
+        "style",
+        "textarea",
+    ]
+)
+_HTML_BLOCK_START = re.compile(r"( *)<(/?)([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)")
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+ADMONITION_LABELS: dict[str, tuple[str, str]] = {}
+for _names, _ja, _en in (
+    ("note seealso", "メモ", "Note"),
+    ("abstract summary tldr", "概要", "Summary"),
+    ("info todo", "情報", "Info"),
+    ("tip hint important", "ヒント", "Tip"),
+    ("success check done", "成功", "Success"),
+    ("question help faq", "質問", "Question"),
+    ("warning caution attention", "注意", "Warning"),
+    ("failure fail missing", "失敗", "Failure"),
+    ("danger error", "危険", "Danger"),
+    ("bug", "バグ", "Bug"),
+    ("example", "例", "Example"),
+    ("quote cite", "引用", "Quote"),
+):
+    for _name in _names.split():
+        ADMONITION_LABELS[_name] = (_ja, _en)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+class _MarkdownHeadings(TextBuilder):
+    """HTML blocks inside Markdown: headings are written as ``#`` lines for the chunker."""
+
+    def heading(self, level: int, title: str) -> None:
+        self.line(title, marker="#" * level + " ")
+
+
+class _Lists:
+    """Renumbers ordered list items as they are displayed (per list and nesting level)."""
+
+    def __init__(self) -> None:
+        self.open: list[list] = []  # [indent, ordered, next number]
+
+    def reset(self) -> None:
+        self.open.clear()
+
+    def item(self, indent: int, ordered: bool, number: int) -> int:
+        while self.open and self.open[-1][0] > indent:
+            self.open.pop()
+        if self.open and self.open[-1][0] == indent and self.open[-1][1] == ordered:
+            number = self.open[-1][2] if ordered else number
+            self.open[-1][2] = number + 1
+            return number
+        if self.open and self.open[-1][0] == indent:
+            self.open.pop()
+        self.open.append([indent, ordered, number + 1])
+        return number
+
+    def text(self, indent: int, after_blank: bool) -> None:
+        """A paragraph line: after a blank line, it ends the lists it is not indented under."""
+        if after_blank:
+            while self.open and self.open[-1][0] >= indent:
+                self.open.pop()
+
+
+def _is_admonition(match: re.Match) -> bool:
+    titled = match.group(3) is not None or match.group(4) is not None
+    if match.group(0).lstrip().startswith("==="):
+        return titled  # a content tab needs its quoted label; "===" alone is a setext line
+    return titled or bool(match.group(2))
+
+
+def _is_delimiter_row(line: str) -> bool:
+    return "|" in line and "-" in line and bool(_DELIMITER_ROW.fullmatch(line))
+
+
+def _admonition_lead(kind: str | None, title: str | None, body: list[str]) -> str | None:
+    words = (kind or "").lower().split()
+    label = next((ADMONITION_LABELS[w] for w in words if w in ADMONITION_LABELS), None)
+    if title is not None:
+        title = title.strip()
+        if not title:
+            return None
+    japanese = bool(_JAPANESE.search(title or " ".join(body)))
+    if label is None:
+        return title or None
+    name = label[0] if japanese else label[1]
+    return f"{name}: {title}" if title else name
+
+
+class _Transformer:
+    def __init__(self, labels: frozenset[str]) -> None:
+        self.labels = labels
+
+    def inline(self, text: str) -> str:
+        return clean_inline(text, self.labels)
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        lists = _Lists()
+        fence: str | None = None
+        after_blank = True
+        paragraph = False  # the last output line is a paragraph line (a setext candidate)
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            if fence is not None:
+                out.append(line)
+                match = _FENCE.fullmatch(line)
+                if (
+                    match
+                    and match.group(2)[0] == fence[0]
+                    and len(match.group(2)) >= len(fence)
+                    and not match.group(3).strip()
+                ):
+                    fence = None
+                i += 1
+                continue
+            stripped = line.strip()
+            if not stripped:
+                out.append("")
+                after_blank, paragraph = True, False
+                i += 1
+                continue
+            fence_match = _FENCE.fullmatch(line)
+            if fence_match and not (fence_match.group(2)[0] == "`" and "`" in fence_match.group(3)):
+                fence = fence_match.group(2)
+                lists.reset()
+                out.append(line)
+                after_blank, paragraph = False, False
+                i += 1
+                continue
+            if "<!--" in line:
+                i = self._drop_comment(lines, i)
+                continue
+            indent = _indent(line)
+
+            admonition = _ADMONITION.fullmatch(line)
+            if admonition and _is_admonition(admonition):
+                i = self._admonition(lines, i, admonition, out)
+                lists.text(indent, True)
+                after_blank, paragraph = True, False
+                continue
+            if _REF_DEF.fullmatch(line):
+                i += 1
+                continue
+            setext = _SETEXT.fullmatch(line)
+            if setext and paragraph and not after_blank:
+                level = 1 if setext.group(1)[0] == "=" else 2
+                out[-1] = "#" * level + " " + out[-1].strip()
+                lists.reset()
+                paragraph = False
+                i += 1
+                continue
+            if _THEMATIC.fullmatch(line):
+                out.append("")
+                after_blank, paragraph = True, False
+                i += 1
+                continue
+            html_start = _HTML_BLOCK_START.match(line)
+            if html_start and after_blank and html_start.group(3).lower() in _HTML_BLOCK_TAGS:
+                i = self._html_block(lines, i, html_start, out)
+                lists.text(indent, after_blank)
+                after_blank, paragraph = False, False
+                continue
+            atx = _ATX.fullmatch(line)
+            if atx:
+                title = self.inline(atx.group(3) or "").strip()
+                out.append(f"{atx.group(2)} {title}" if title else atx.group(2))
+                lists.reset()
+                after_blank, paragraph = False, False
+                i += 1
+                continue
+            if "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
+                i = self._table(lines, i, out)
+                after_blank, paragraph = False, False
+                continue
+            item = _ITEM.fullmatch(line)
+            if item and not (item.group(4) and _THEMATIC.fullmatch(line)):
+                pad, number, delimiter, bullet, rest = item.groups()
+                rest = self.inline(rest or "")
+                if bullet:
+                    lists.item(len(pad), False, 0)
+                    out.append(f"{pad}- {rest}".rstrip())
+                else:
+                    shown = lists.item(len(pad), True, int(number))
+                    out.append(f"{pad}{shown}{delimiter} {rest}".rstrip())
+                after_blank, paragraph = False, False
+                i += 1
+                continue
+            lists.text(indent, after_blank)
+            out.append(self.inline(line))
+            after_blank, paragraph = False, True
+            i += 1
+        return out
+
+    def _drop_comment(self, lines: list[str], i: int) -> int:
+        """Remove the comment starting on line ``i`` (up to its ``-->``); returns ``i``."""
+        j = i
+        joined = lines[i]
+        start = joined.index("<!--")
+        while "-->" not in joined[start + 4 :] and j + 1 < len(lines):
+            j += 1
+            joined += "\n" + lines[j]
+        cleaned = _COMMENT.sub("", joined)
+        if "<!--" in cleaned:  # unclosed: drop the rest of its first line only
+            head = lines[i][: lines[i].index("<!--")]
+            lines[i : i + 1] = [head] if head.strip() else []
+            return i
+        remainder = cleaned.split("\n")
+        lines[i : j + 1] = [ln for ln in remainder if ln.strip()] or []
+        return i
+
+    def _admonition(self, lines: list[str], i: int, match: re.Match, out: list[str]) -> int:
+        base = len(match.group(1))
+        title = match.group(3) if match.group(3) is not None else match.group(4)
+        j = i + 1
+        last = i
+        while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) >= base + 4):
+            if lines[j].strip():
+                last = j
+            j += 1
+        body = lines[i + 1 : last + 1]
+        depth = min((_indent(ln) for ln in body if ln.strip()), default=0)
+        body = [ln[depth:] if ln.strip() else "" for ln in body]
+        lead = _admonition_lead(match.group(2), title, body)
+        pad = " " * base
+        if out and out[-1]:
+            out.append("")
+        if lead:
+            out.append(pad + self.inline(lead))
+        out.extend(pad + ln if ln else "" for ln in self.run(body))
+        out.append("")
+        return last + 1
+
+    def _html_block(self, lines: list[str], i: int, match: re.Match, out: list[str]) -> int:
+        tag = match.group(3).lower()
+        j = i
+        if tag in _HTML_RAW_TAGS and not match.group(2):
+            closing = re.compile(rf"</{tag}\s*>", re.IGNORECASE)
+            while j + 1 < len(lines) and not closing.search(lines[j]):
+                j += 1
+        else:
+            while j + 1 < len(lines) and lines[j + 1].strip():
+                j += 1
+        builder = _MarkdownHeadings()
+        try:
+            emit_html("\n".join(lines[i : j + 1]), builder)
+        except ValueError as exc:
+            log.warning("HTML block not readable (%s); its tags are removed", exc)
+            for line in lines[i : j + 1]:
+                builder.line(self.inline(line))
+        pad = " " * len(match.group(1))
+        for line in builder.text().split("\n"):
+            if line.strip():
+                out.append(pad + clean_inline(line, self.labels, raw_html=False))
+        return j + 1
+
+    def _table(self, lines: list[str], i: int, out: list[str]) -> int:
+        rows = [lines[i]]
+        j = i + 2
+        while j < len(lines) and lines[j].strip() and "|" in lines[j]:
+            rows.append(lines[j])
+            j += 1
+        for row in rows:
+            inner = row.strip()
+            if inner.startswith("|"):
+                inner = inner[1:]
+            if inner.endswith("|") and not inner.endswith("\\|"):
+                inner = inner[:-1]
+            cells = [self.inline(c).strip().replace("\\|", "|") for c in _CELL_SPLIT.split(inner)]
+            if any(cells):
+                out.append(CELL_SEPARATOR.join(cells))
+        return j
+
+
+def _expand_leading_tabs(text: str) -> str:
+    if "\t" not in text:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        stripped = line.lstrip(" \t")
+        lead = line[: len(line) - len(stripped)]
+        lines.append(lead.expandtabs(4) + stripped if "\t" in lead else line)
+    return "\n".join(lines)
+
+
+def read_markdown(text: str, name: str) -> MarkdownText:
+    """Read decoded Markdown (see the module docstring); ``name`` is for log messages."""
+    text = normalize_text(_expand_leading_tabs(text.replace("\r\n", "\n")))
+    meta, body = split_front_matter(text, name)
+    lines = body.split("\n")
+    labels = frozenset(
+        m.group(1).strip().lower()
+        for ln in lines
+        if "]:" in ln
+        for m in [_REF_DEF.fullmatch(ln)]
+        if m
+    )
+    out = _Transformer(labels).run(lines)
+    result = normalize_text("\n".join(out))
+    title = meta.get("title")
+    title = (
+        " ".join(str(title).split())
+        if isinstance(title, str | int | float) and str(title).strip()
+        else None
+    )
+    if title is None:
+        for line in result.split("\n"):
+            atx = _ATX.fullmatch(line)
+            if atx and len(atx.group(2)) == 1 and (atx.group(3) or "").strip():
+                title = atx.group(3).strip()
+                break
+    return MarkdownText(title=title, text=result)

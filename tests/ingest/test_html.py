@@ -1,0 +1,159 @@
+"""HTML exports of wiki pages: content kept, page chrome dropped, encodings, oversized pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.errors import SourceFileError
+from core.ingest.html import read_html
+from core.ingest.loaders import load_file
+from core.text.chunking import chunk_document
+
+WIKI_EXPORT = """<!DOCTYPE html>
+<html lang="ja"><head><meta charset="utf-8"><title>VPN 障害対応 - 社内 Wiki</title>
+<script>var menu = "<h2>メニュー</h2>";</script><style>h1 { color: red }</style></head>
+<body>
+<header><div class="logo">社内 Wiki ロゴ</div></header>
+<nav><ul><li><a href="/">ホーム</a></li><li><a href="/ir">IR 一覧</a></li></ul></nav>
+<div id="breadcrumb-section">ホーム &gt; 手順書</div>
+<main>
+  <h1>VPN 接続障害対応<a class="headerlink" href="#top">¶</a></h1>
+  <p>この手順は <strong>VPN</strong> に接続できない場合の対応を定める（R&amp;D 拠点を含む）。</p>
+  <!-- 編集者メモ: 公開しない -->
+  <div id="toc"><ul><li>目次: 確認手順</li></ul></div>
+  <h2>確認手順</h2>
+  <ol start="3">
+    <li>FortiGate のログを確認する。</li>
+    <li>証明書の<em>期限</em>を確認する。
+      <ul><li>期限切れなら再発行を依頼する。</li></ul>
+    </li>
+  </ol>
+  <h3>連絡先</h3>
+  <table>
+    <thead><tr><th>窓口</th><th>電話</th></tr></thead>
+    <tbody><tr><td>SOC 当番</td><td><p>03-0000-0000</p><p>内線 1234</p></td></tr></tbody>
+  </table>
+  <h4>コマンド</h4>
+  <pre>show vpn ssl monitor
+  diagnose debug enable</pre>
+  <h5>補足</h5>
+  <p>一行目<br>二行目</p>
+  <form><label>検索</label><input name="q"><button>送信</button></form>
+  <noscript>JavaScript を有効にしてください</noscript>
+  <div hidden>非表示の下書き</div>
+  <img src="diagram.png" alt="構成図">
+</main>
+<aside>関連ページ: DDoS 対応</aside>
+<footer>© 2025 社内 Wiki</footer>
+</body></html>
+"""
+
+
+@pytest.fixture
+def page(tmp_path: Path):
+    path = tmp_path / "vpn.html"
+    path.write_text(WIKI_EXPORT, encoding="utf-8")
+    doc, _ = load_file(path, tmp_path, 1_000_000)
+    return doc
+
+
+def test_headings_from_h1_to_h4(page):
+    assert page.kind == "html" and page.title == "VPN 接続障害対応"
+    assert [(h.level, h.title) for h in page.headings] == [
+        (1, "VPN 接続障害対応"),
+        (2, "確認手順"),
+        (3, "連絡先"),
+        (4, "コマンド"),
+    ]
+    for h in page.headings:
+        assert page.text[h.start : h.end] == h.title
+    assert "補足" in page.text.split("\n")  # h5 stays a line
+
+
+def test_page_chrome_and_scripts_are_dropped(page):
+    for chrome in (
+        "メニュー", "color: red", "ロゴ", "ホーム", "IR 一覧", "関連ページ", "©", "検索", "送信",
+        "JavaScript", "非表示", "編集者メモ", "目次", "¶", "構成図", "diagram",
+    ):  # fmt: skip
+        assert chrome not in page.text, chrome
+
+
+def test_lists_tables_entities_and_pre_are_kept_as_text(page):
+    lines = page.text.split("\n")
+    assert "この手順は VPN に接続できない場合の対応を定める(R&D 拠点を含む)。" in lines
+    assert "3. FortiGate のログを確認する。" in lines
+    assert "4. 証明書の期限を確認する。" in lines
+    assert "  - 期限切れなら再発行を依頼する。" in lines
+    assert "窓口 | 電話" in lines and "SOC 当番 | 03-0000-0000 内線 1234" in lines
+    assert "show vpn ssl monitor" in lines and "  diagnose debug enable" in lines
+    assert "一行目" in lines and "二行目" in lines
+
+
+def test_chunks_carry_the_heading_path(page):
+    chunks = chunk_document(page, 500, 50)
+    table = next(c for c in chunks if "03-0000-0000" in c.body)
+    assert table.heading_path == ("VPN 接続障害対応", "確認手順", "連絡先")
+    assert all(page.text[c.start : c.end] == c.body for c in chunks)
+
+
+def test_page_without_main_uses_the_body_without_header_and_footer():
+    html = b"<html><body><header>Site</header><h2>Steps</h2><p>Isolate the host.</p><footer>Legal</footer></body></html>"
+    result = read_html(html, "a.html", "a.html")
+    assert result.text == "Steps\nIsolate the host."
+    assert result.title is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        '<html><head><meta charset="shift_jis"></head><body><p>端末を隔離する。</p></body></html>'.encode(
+            "cp932"
+        ),
+        "<html><body><p>端末を隔離する。</p></body></html>".encode("cp932"),  # no declaration
+        '<html><head><meta charset="utf-8"></head><body><p>端末を隔離する。</p></body></html>'.encode(
+            "euc_jp"
+        ),  # wrong declaration
+        # UTF-8 declared as Latin-1
+        '<html><head><meta charset="iso-8859-1"></head><body><p>端末を隔離する。</p></body></html>'.encode(),
+    ],
+)
+def test_japanese_encodings_are_detected(data):
+    assert read_html(data, "a.html", "a.html").text == "端末を隔離する。"
+
+
+def test_broken_bytes_are_replaced_and_the_rest_is_read(caplog):
+    data = "<p>前半の本文。</p>".encode() + b"\xff\xfe\xfa" + "<p>後半の本文。</p>".encode()
+    result = read_html(data, "broken.html", "broken.html")
+    assert "前半の本文。" in result.text and "後半の本文。" in result.text
+    assert any("broken.html" in r.getMessage() for r in caplog.records)
+
+
+def test_binary_file_named_html_is_skipped(tmp_path: Path):
+    path = tmp_path / "image.html"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    with pytest.raises(SourceFileError, match=r"image\.html.*バイナリ"):
+        load_file(path, tmp_path, 10_000)
+
+
+def test_page_without_text_is_skipped(tmp_path: Path):
+    path = tmp_path / "empty.html"
+    path.write_text("<html><head><script>x()</script></head><body><nav>menu</nav></body></html>")
+    with pytest.raises(SourceFileError, match=r"empty\.html.*本文がありません"):
+        load_file(path, tmp_path, 10_000)
+
+
+def test_oversized_page_is_skipped_before_parsing(tmp_path: Path):
+    path = tmp_path / "huge.html"
+    row = "<tr><td>ログ</td><td>" + "x" * 80 + "</td></tr>\n"
+    path.write_text("<html><body><table>" + row * 2_000 + "</table></body></html>")
+    assert path.stat().st_size > 100_000
+    with pytest.raises(SourceFileError, match=r"huge\.html.*大きすぎる"):
+        load_file(path, tmp_path, 100_000)
+
+
+def test_deeply_nested_markup_does_not_crash():
+    data = b"<div>" * 50_000 + "<p>深い本文</p>".encode() + b"</div>" * 50_000
+    result = read_html(b"<p>before</p>" + data, "deep.html", "deep.html")  # no RecursionError
+    assert result.text.startswith("before")

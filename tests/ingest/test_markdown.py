@@ -1,0 +1,215 @@
+"""Markdown as MkDocs / Material sites publish it: front matter, admonitions, HTML, links, lists."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from core.ingest.loaders import load_file
+from core.ingest.markdown import read_markdown
+from core.text.chunking import chunk_document, split_sections
+
+MKDOCS_PAGE = """---
+title: ランサムウェア初動手順
+description: 初動の進め方をまとめたページ
+tags: [ir, ransomware]
+---
+<div id="reviewed-dates">
+  <span><strong>最終レビュー日:</strong> <abbr title="内部メモ">2025-01-01</abbr></span>
+</div>
+
+!!! warning "電源を切らない"
+    感染端末の電源は切らずに、ネットワークから隔離する。
+    メモリ上の証跡が失われるため。
+
+??? note
+    連絡は SOC 当番へ。
+
+<!-- 編集メモ: 社外秘の下書き
+複数行のコメント -->
+
+## 手順
+各手順は順に実施する。
+
+1. EDR で端末を隔離する。
+1. 責任者に報告する。
+    1. 電話で第一報を入れる。
+    1. チャットで詳細を共有する。
+1. ログを保全する。
+
+![ネットワーク構成図](../assets/img/diagram.png)
+
+詳細は [エスカレーション手順](../during/escalation.md){:target="_blank" } と [連絡先][contacts] を参照。<br/>ポータル <https://portal.example.jp> も見る。
+
+[contacts]: ../contacts.md "連絡先一覧"
+
+| 重大度 | 期限 |
+|-|-|
+| 高 | 30分 |
+
+```
+grep "[link](x)" <b>log</b>
+```
+
+## 復旧
+バックアップから復元する。
+"""
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+@pytest.fixture
+def page(tmp_path: Path):
+    path = tmp_path / "during_ransomware.md"
+    path.write_text(MKDOCS_PAGE, encoding="utf-8")
+    doc, _ = load_file(path, tmp_path, 1_000_000)
+    return doc
+
+
+def test_front_matter_title_is_the_title_and_not_body_text(page):
+    assert page.title == "ランサムウェア初動手順"
+    assert not page.text.startswith("---")
+    for meta in ("description", "初動の進め方", "ransomware", "tags"):
+        assert meta not in page.text
+
+
+def test_admonitions_become_a_lead_line_and_unindented_body(page):
+    lines = _lines(page.text)
+    lead = lines.index("注意: 電源を切らない")
+    assert lines[lead + 1] == "感染端末の電源は切らずに、ネットワークから隔離する。"
+    assert lines[lead + 2] == "メモリ上の証跡が失われるため。"
+    note = lines.index("メモ")
+    assert lines[note + 1] == "連絡は SOC 当番へ。"
+    assert not any(line.startswith(("!!!", "???")) for line in lines)
+
+
+def test_html_is_reduced_to_text_and_comments_dropped(page):
+    assert "最終レビュー日: 2025-01-01" in page.text
+    for markup in ("<div", "<span", "<strong", "<abbr", "内部メモ", "<br", "<!--"):
+        assert markup not in page.text.replace('grep "[link](x)" <b>log</b>', "")
+    assert "編集メモ" not in page.text and "複数行のコメント" not in page.text
+
+
+def test_auto_numbered_steps_are_numbered_as_displayed(page):
+    lines = _lines(page.text)
+    start = lines.index("1. EDR で端末を隔離する。")
+    assert lines[start : start + 5] == [
+        "1. EDR で端末を隔離する。",
+        "2. 責任者に報告する。",
+        "    1. 電話で第一報を入れる。",
+        "    2. チャットで詳細を共有する。",
+        "3. ログを保全する。",
+    ]
+
+
+def test_images_and_link_targets_are_out_link_text_stays(page):
+    text = page.text
+    assert "diagram.png" not in text and "ネットワーク構成図" not in text and "![" not in text
+    assert (
+        "詳細は エスカレーション手順 と 連絡先 を参照。 ポータル https://portal.example.jp も見る。"
+        in text
+    )
+    for target in ("escalation.md", "contacts.md", "{:", "target=", "[contacts]", "連絡先一覧"):
+        assert target not in text
+
+
+def test_tables_become_rows_and_code_stays_verbatim(page):
+    lines = _lines(page.text)
+    assert "重大度 | 期限" in lines and "高 | 30分" in lines
+    assert not any(set(line) <= set("|-: ") for line in lines if line)
+    assert 'grep "[link](x)" <b>log</b>' in lines
+
+
+def test_headings_are_still_found_by_the_chunker(page):
+    assert page.headings is None
+    paths = [s.heading_path for s in split_sections(page.text, page.kind) if s.level]
+    assert paths == [("手順",), ("復旧",)]
+    chunks = chunk_document(page, 500, 50)
+    steps = next(c for c in chunks if "EDR" in c.body)
+    assert steps.heading_path == ("手順",)
+    assert all(page.text[c.start : c.end] == c.body for c in chunks)
+
+
+def test_broken_front_matter_is_dropped_with_a_warning_and_the_body_read(tmp_path, caplog):
+    path = tmp_path / "broken.md"
+    path.write_text(
+        "---\ntitle: [閉じていない\nowner: soc\n---\n# 本文の見出し\n本文です。\n", encoding="utf-8"
+    )
+    with caplog.at_level(logging.WARNING, logger="core.ingest.markdown"):
+        doc, _ = load_file(path, tmp_path, 10_000)
+    assert doc.title == "本文の見出し"
+    assert "本文です。" in doc.text and "owner" not in doc.text and "閉じていない" not in doc.text
+    assert any("broken.md" in r.getMessage() and "YAML" in r.getMessage() for r in caplog.records)
+
+
+def test_front_matter_missing_its_opening_line_is_still_front_matter(caplog):
+    with caplog.at_level(logging.WARNING, logger="core.ingest.markdown"):
+        result = read_markdown(
+            "cover: img/a.png\ndescription: 説明\n---\n本文だけが残る。\n", "x.md"
+        )
+    assert result.text == "本文だけが残る。"
+    assert caplog.records
+
+
+def test_two_thematic_breaks_at_the_top_are_not_front_matter():
+    result = read_markdown("---\n\nはじめの段落。\n\n---\n次の段落。\n", "x.md")
+    assert "はじめの段落。" in result.text and "次の段落。" in result.text
+    assert "---" not in result.text
+
+
+@pytest.mark.parametrize(
+    ("source", "lead"),
+    [
+        (
+            '!!! tip "Always assume the worst"\n    Treat it as the higher one.',
+            "Tip: Always assume the worst",
+        ),
+        ('???+ aside hide-arrow "Take a break"\n    Rest after the handover.', "Take a break"),
+        ('!!!danger "危険な操作"\n    本番では実行しない。', "危険: 危険な操作"),
+        ('=== "Linux"\n    Run the script.', "Linux"),
+    ],
+)
+def test_admonition_leads(source, lead):
+    lines = read_markdown(source + "\n", "x.md").text.split("\n")
+    assert lines[0] == lead
+    assert not lines[1].startswith(" ")
+
+
+def test_admonition_without_a_title_bar_has_no_lead():
+    assert read_markdown('!!! note ""\n    本文のみ。\n', "x.md").text == "本文のみ。"
+
+
+def test_nested_admonition_and_tab_indented_body():
+    source = '!!! note "外側"\n\t!!! warning "内側"\n\t\t内側の本文。\n\t外側の本文。\n'
+    lines = read_markdown(source, "x.md").text.split("\n")
+    assert lines[0] == "メモ: 外側"
+    assert "注意: 内側" in lines and "内側の本文。" in lines and "外側の本文。" in lines
+
+
+def test_setext_headings_become_atx_and_inline_html_text_stays():
+    text = read_markdown(
+        "概要\n===\nこれは <em>重要</em> です。<script>alert(1)</script>\n", "x.md"
+    ).text
+    assert text.split("\n")[0] == "# 概要"
+    assert "これは 重要 です。" in text and "alert" not in text
+
+
+def test_ordered_list_restarts_after_a_paragraph_and_keeps_its_start():
+    text = read_markdown("3. c\n1. d\n\n段落。\n\n1. x\n1. y\n", "x.md").text
+    assert text.split("\n") == ["3. c", "4. d", "", "段落。", "", "1. x", "2. y"]
+
+
+def test_sample_runbooks_keep_their_text_apart_from_tables():
+    """The project's own runbooks are plain Markdown: reading them changes only table rows."""
+    from core.text.normalize import normalize_text
+    from tests.conftest import SAMPLE_RUNBOOKS
+
+    for path in sorted(SAMPLE_RUNBOOKS.glob("*.md")):
+        plain = normalize_text(path.read_text(encoding="utf-8"))
+        read = read_markdown(path.read_text(encoding="utf-8"), path.name).text
+        kept = [ln for ln in plain.split("\n") if "|" not in ln]
+        assert kept == [ln for ln in read.split("\n") if "|" not in ln], path.name
