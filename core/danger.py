@@ -5,10 +5,10 @@ A match is an operation applied to an object, in a mood that asks for it or inst
 - **verb + object**: a destructive verb (JA: 削除・消去・無効化・停止・初期化・ワイプ・破棄…,
   消す・止める…; EN: delete, remove, wipe, purge, disable, shut down, stop, format, revoke…, with
   their inflections) and the thing it is applied to (logs, accounts, disks, databases, servers,
-  backups, services, keys, evidence, files…). Strong verbs (delete, wipe, 削除, 消去…) need no
-  object from the lexicon (the object may be elided: 「削除してください」); generic ones (stop,
-  remove, reset, 停止, 無効化…) fire only on an object from the lexicon, so that "stop the
-  spread" or 「被害の拡大を停止」 stay quiet.
+  backups, services, keys, evidence, files…, the object lexicon). In an answer the object must
+  come from the lexicon, so that "stop the spread", 「被害の拡大を停止」 or 「不審な電話番号を
+  削除する」 stay quiet. In a question, strong verbs (delete, wipe, 削除, 消去, 初期化…) fire with
+  any or no object (「ワイプする条件」「削除してください」): the asker names the operation.
 - **command**: shell, SQL, PowerShell and Windows command patterns (``rm -rf``, ``DROP TABLE``,
   ``Remove-Item -Recurse``, ``format C:``, ``vssadmin delete shadows`` …), in prose, inline code
   or code blocks.
@@ -163,7 +163,7 @@ _JA_OBJECTS = (
     "ファイアウォール", "保護", "監視", "鍵", "キー", "証明書", "トークン", "認証情報",
     "パスワード", "シークレット", "セッション", "ファイル", "フォルダ", "ディレクトリ",
     "メール", "メールボックス", "検体", "リポジトリ", "バケット", "クラスタ", "コンテナ",
-    "アクセス", "ルール", "ポリシー", "設定", "ドメイン", "DNS", "システム", "全て", "すべて", "全部",
+    "アクセス", "ルール", "ポリシー", "設定", "ドメイン", "システム", "全て", "すべて", "全部",
     "機能", "OS", "Windows", "Defender", "MFA", "多要素認証",
 )  # fmt: skip
 _JA_OBJECT_RE = re.compile("|".join(re.escape(o) for o in sorted(_JA_OBJECTS, key=len)[::-1]))
@@ -188,7 +188,7 @@ _EN_OBJECTS = (
     r"protection|monitoring|keys?|certificates?|certs?|tokens?|credentials?|passwords?|"
     r"secrets?|sessions?|access|permissions?|privileges?|evidence|artifacts?|files?|"
     r"folders?|directories|directory|data|repositor(y|ies)|repos?|buckets?|clusters?|"
-    r"containers?|pods?|rules?|polic(y|ies)|configuration|config|domain|dns|everything|"
+    r"containers?|pods?|rules?|polic(y|ies)|configuration|config|domain|everything|"
     r"all|mfa|samples?|images?|recordings?"
 )
 _EN_OBJECT_RE = re.compile(rf"^({_EN_OBJECTS})$", _I)
@@ -294,7 +294,7 @@ _EN_OBJECT_STOP = {"to", "in", "on", "if", "when", "before", "after", "until", "
                    "by", "via", "using", "with", "through", "for", "so", "because"}  # fmt: skip
 _EN_BREAK = {"but", "instead", "however", "then", "otherwise", "rather", "so"}
 _EN_REQUEST_CUE = re.compile(
-    r"\b(how|steps?|procedure|process|command|can|should|may|allowed|ok|okay|approve|"
+    r"\b(how|steps?|procedure|process|command|can|should|may|allowed|ok|okay|approv\w*|"
     r"approval|want|need|please|help|when)\b",
     _I,
 )
@@ -550,7 +550,7 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         mood = _ja_mood(tail, sentence[m.end() :], source, is_item)
         if mood is None:
             continue
-        if obj or strong:
+        if obj or (strong and source == "question"):
             rule = "verb_object"
         elif source == "question" and stem in _JA_FLOOR and not _JA_GA_SUBJECT.search(window):
             rule = "keyword"
@@ -638,7 +638,7 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             r"\bfrom\s+(the\s+)?(network|internet)\b", clause_text[words[i][2] :], _I
         ):
             continue
-        if obj or (verb.strong and form != "noun"):
+        if obj or (verb.strong and form != "noun" and source == "question"):
             rule = "verb_object"
         elif source == "question" and verb.lemma in _EN_FLOOR and _en_verb_use(lower, i, form):
             rule = "keyword"
