@@ -365,7 +365,6 @@ _JA_END_REPORT = re.compile(
 )
 _JA_REASON = re.compile(r"^[^、,。]*?(ため(?!に)|ので)")
 
-_SENTENCE_RE = re.compile(r"[^。！？!?\n]+[。！？!?]?|\n")
 _EN_SENTENCE_SPLIT = re.compile(r"(?<=[a-z0-9)\]\"'’])[.!?](?=\s|$)|;|(?<=\w):(?=\s)", _I)
 _LIST_MARKER = re.compile(
     r"^\s*([-*+•▪・●◦]|\d{1,3}[.)．]|\(\d{1,3}\)|[a-z][.)]|[①-⑳]|step\s+\d+[:.])\s*", _I
@@ -409,7 +408,7 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
         prose_lines.append(line)
     for line in prose_lines:
         is_item = bool(_LIST_MARKER.match(line))
-        for sentence in _SENTENCE_RE.findall(line):
+        for sentence in _sentences(line):
             if not sentence.strip():
                 continue
             if not _prohibits(sentence):
@@ -429,6 +428,21 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
     for m in found:
         unique.setdefault(m.phrase, m)
     return list(unique.values())
+
+
+def _sentences(line: str) -> list[str]:
+    """Sentences of one line, ended by 。！？!? outside 「」『』 (a quotation stays whole)."""
+    out, start, depth = [], 0, 0
+    for k, ch in enumerate(line):
+        if ch in "「『":
+            depth += 1
+        elif ch in "」』":
+            depth = max(0, depth - 1)
+        elif ch in "。！？!?" and depth == 0:
+            out.append(line[start : k + 1])
+            start = k + 1
+    out.append(line[start:])
+    return [x for x in out if x.strip()]
 
 
 def _match(phrase: str, source, rule, verb: str, obj: str) -> DangerMatch:
@@ -548,7 +562,7 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
             continue
         obj = _ja_object(window, stem)
         mood = _ja_mood(tail, sentence[m.end() :], source, is_item)
-        if mood is None:
+        if mood is None or _quoted_and_denied(before, sentence[m.end() :]):
             continue
         if obj or (strong and source == "question"):
             rule = "verb_object"
@@ -562,6 +576,14 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         start = m.start() - (len(window) - window.rfind(obj)) if obj else m.start()
         out.append(_match(sentence[max(0, start) : end], source, rule, stem, obj))
     return out
+
+
+def _quoted_and_denied(before: str, after: str) -> bool:
+    """Inside 「…」 that the sentence then rejects: 「『…剥奪するべきだ』とすべきではありません」."""
+    if before.count("「") <= before.count("」") or "」" not in after:
+        return False
+    outer = re.sub(r"[。．.！!？?\s)）]+$", "", after.split("」", 1)[1])
+    return bool(_JA_END_PROHIBIT.search(outer) or re.search(r"では(ない|ありません)$", outer))
 
 
 def _ja_agent_governs(before: str) -> bool:

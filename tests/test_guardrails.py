@@ -186,6 +186,7 @@ def test_answer_instructions_fire(answer):
         "サービスが停止した場合は再起動する。",
         "ワイプは端末内のデータを完全に消去し取り消せないため、承認を得てから実行する。",
         "Bob がデータベース全体を削除するコマンドを実行したとします。",
+        "「ミスをしたのでアクセス権を剥奪するべきだ!」とすべきではありません。",
     ],
 )
 def test_answer_prohibitions_and_mentions_do_not_fire(answer):
