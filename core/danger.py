@@ -14,7 +14,10 @@ A match is an operation applied to an object, in a mood that asks for it or inst
   or code blocks.
 - **keyword** (question only): the design's keyword list (``DANGEROUS_KEYWORDS``) stays the floor
   for recall on the question: a design keyword used as the operation the question is about
-  (「消去してよいですか」, "how do I purge?") fires even without an object.
+  (「消去してよいですか」, "how do I purge?") fires even without an object. 証跡, the one noun
+  of the list, is an object: it fires with a destructive or tampering verb (「証跡を消す」
+  「証跡を改ざんしたい」), as do requests to leave no trace (「痕跡が残らないように」, "cover my
+  tracks"); ``rm -rf`` is a command pattern.
 
 Mood and scope decide whether a verb occurrence counts:
 
@@ -149,7 +152,7 @@ _JA_VERB_RE = re.compile(
 _JA_VERB_INFO = {stem: (kind, strong) for stem, kind, strong in _JA_VERBS}
 # surfaces that contain a verb but are not the operation (取り消す is kept: revoke)
 _JA_NOT_VERB_BEFORE = re.compile(r"(打ち|食い|突き|受け|引き|差し|書き|抹|取り)$")
-_JA_FLOOR = ("削除", "消去", "停止", "無効化")
+_JA_FLOOR = tuple(k for k in DANGEROUS_KEYWORDS if k in _JA_VERB_INFO)
 _JA_GA_SUBJECT = re.compile(r"が[^をのは]{0,8}$")  # 「サービスが停止したとき」: an event
 _JA_INTRANSITIVE = ("停止", "シャットダウン", "リセット", "終了")  # also "X が/は 停止する"
 
@@ -248,8 +251,7 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
 
 
 _EN_FORMS = _en_forms()
-_EN_FLOOR = {"delete", "drop", "truncate", "format", "reset", "purge", "disable", "shutdown",
-             "shut down", "kill", "clear", "remove", "erase", "wipe"}  # fmt: skip
+_EN_FLOOR = {k for k in DANGEROUS_KEYWORDS if k.isascii() and " " not in k} | {"shut down"}
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _EN_NEG = {"not", "never", "no", "avoid", "avoiding", "refrain", "without", "nor", "neither",
            "cannot", "prohibited", "forbidden", "mustn't", "don't", "doesn't", "didn't",
@@ -571,7 +573,7 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         else:
             continue
         end = m.end() + _inflection_length(raw_tail)
-        while end > m.end() and sentence[end - 1] in "のをはがとでにも":
+        while end > m.end() and sentence[end - 1] in "のをはがでにも":
             end -= 1
         start = m.start() - (len(window) - window.rfind(obj)) if obj else m.start()
         out.append(_match(sentence[max(0, start) : end], source, rule, stem, obj))

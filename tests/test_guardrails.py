@@ -244,3 +244,16 @@ def test_evidence_grade_is_monotonic_and_thresholded():
     )
     assert guardrails.term_coverage(["vpn", "接続"], [("vpn",), ("ログ",)]) == 0.5
     assert guardrails.term_coverage([], [("vpn",)]) == 0.0
+
+
+def test_every_design_keyword_is_covered():
+    from core import danger
+
+    for kw in danger.DANGEROUS_KEYWORDS:
+        covered = (
+            kw in danger._JA_FLOOR
+            or kw in danger._EN_FLOOR
+            or danger._JA_OBJECT_RE.fullmatch(kw)
+            or any(p.search(kw + " /tmp/x") for p in danger.DANGEROUS_PATTERNS)
+        )
+        assert covered, kw
