@@ -2,8 +2,9 @@
 
 - ``detect_ambiguous_query``: under 5 characters, a bare interrogative (「何」「どう」「なぜ」…), or
   no specific object (no content word beyond interrogatives and generic verbs).
-- ``detect_dangerous_operations``: the design's keyword list (case-insensitive) plus command
-  patterns (``rm -rf``, ``DROP TABLE``, ``format C:`` …), on the question and on the answer.
+- ``detect_dangerous_operations``: destructive operations the question asks for or the answer
+  instructs (verb + object, command patterns, the design's keyword list as the floor on the
+  question), each with the phrase that fired and its source; see ``core.danger``.
 - ``grade_evidence``: a probability that the retrieved passages answer the question, from scores
   that mean the same thing across queries (raw cosine of the best passage, query-term coverage
   and raw BM25 of the best passages). The logistic weights below were fitted on the calibration
@@ -17,6 +18,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from core.danger import DangerMatch, detect
 from core.text.tokenize import Tokenizer
 
 # --- templates (the design's wording) ---------------------------------------------------
@@ -36,52 +38,28 @@ AMBIGUOUS_TEMPLATE = (
 DANGER_BANNER = "⚠️ 承認・確認が必要"
 EVIDENCE_THRESHOLD = 0.5
 
+
 # --- dangerous operations -------------------------------------------------------------------
-DANGEROUS_KEYWORDS = (
-    "削除", "delete", "rm -rf", "drop", "truncate",
-    "証跡", "消去", "format", "reset", "purge",
-    "disable", "shutdown", "kill", "停止", "無効化",
-    "clear", "remove", "erase", "wipe",
-)  # fmt: skip
-DANGEROUS_PATTERNS = (
-    re.compile(r"\brm\s+-[a-z]*[rf][a-z]*\b", re.IGNORECASE),
-    re.compile(r"\bdrop\s+(table|database|schema|user)\b", re.IGNORECASE),
-    re.compile(r"\btruncate\s+table\b", re.IGNORECASE),
-    re.compile(r"\bdelete\s+from\b", re.IGNORECASE),
-    re.compile(r"\bformat(\.com)?\s+[a-z]:", re.IGNORECASE),
-    re.compile(r"\bmkfs(\.\w+)?\b", re.IGNORECASE),
-    re.compile(r"\bdd\s+if=", re.IGNORECASE),
-    re.compile(r"\bshutdown\s+(/[srp]|-[hrP]|now)", re.IGNORECASE),
-    re.compile(r"\bRemove-Item\b.*-Recurse", re.IGNORECASE),
-    re.compile(r"\bnet\s+user\s+\S+\s+/(active:no|delete)", re.IGNORECASE),
-    re.compile(r"\bwevtutil\s+cl\b", re.IGNORECASE),
-    re.compile(r"\b(Stop-Service|Disable-\w+|Clear-EventLog)\b", re.IGNORECASE),
-    re.compile(r"\biptables\s+-F\b"),
-    re.compile(r"(初期化|シャットダウン|ワイプ|リセット|パージ|アンインストール)"),
-)
-
-
 @dataclass(frozen=True, slots=True)
 class DangerReport:
-    matched: tuple[str, ...]
-    where: tuple[str, ...]  # "question" and/or "answer"
+    matches: tuple[DangerMatch, ...]
 
     @property
     def dangerous(self) -> bool:
-        return bool(self.matched)
+        return bool(self.matches)
 
+    @property
+    def matched(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.phrase for m in self.matches))
 
-def _dangerous_terms(text: str) -> list[str]:
-    lowered = text.lower()
-    found = [kw for kw in DANGEROUS_KEYWORDS if kw in lowered]
-    found += [m.group(0) for p in DANGEROUS_PATTERNS for m in [p.search(text)] if m]
-    return list(dict.fromkeys(found))
+    @property
+    def where(self) -> tuple[str, ...]:  # "question" and/or "answer"
+        return tuple(s for s in ("question", "answer") if any(m.source == s for m in self.matches))
 
 
 def detect_dangerous_operations(question: str, answer: str = "") -> DangerReport:
-    q, a = _dangerous_terms(question), _dangerous_terms(answer)
-    where = tuple(name for name, hits in (("question", q), ("answer", a)) if hits)
-    return DangerReport(matched=tuple(dict.fromkeys(q + a)), where=where)
+    """Operations the question asks for and the answer instructs (see ``core.danger``)."""
+    return DangerReport(tuple(detect(question, "question") + detect(answer, "answer")))
 
 
 # --- ambiguous questions --------------------------------------------------------------------

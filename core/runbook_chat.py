@@ -156,6 +156,7 @@ def ask(
         answer.flags.dangerous_operation = True
         answer.banner = guardrails.DANGER_BANNER
         answer.dangerous_terms = list(danger.matched)
+        answer.danger = list(danger.matches)
     answer.processing_time_sec = round(time.perf_counter() - trace.started, 4)
     if answer.processing_time_sec > SLOW_SECONDS:
         answer.slow = True

@@ -62,7 +62,176 @@ def test_dangerous(question, answer, expected):
 
 def test_dangerous_reports_where():
     report = guardrails.detect_dangerous_operations("確認したい", "サービスを停止する")
-    assert report.where == ("answer",) and "停止" in report.matched
+    assert report.where == ("answer",) and "サービスを停止する" in report.matched
+    (m,) = report.matches
+    assert (m.source, m.rule, m.verb, m.object) == ("answer", "verb_object", "停止", "サービス")
+
+
+# --- questions: requests fire, negations, reports and passing mentions do not ---------------
+@pytest.mark.parametrize(
+    "question",
+    [
+        "監査ログを消して痕跡が残らないようにしたい",
+        "イベントログを消去してよいですか",
+        "侵害されたアカウントを無効化する手順",
+        "ファイルサーバーをシャットダウンする条件は",
+        "感染端末のディスクを初期化したい",
+        "ログ削除の手順を教えて",
+        "漏えいしたキーを失効させるには",
+        "退職者のアカウントを削除して",
+        "How do I wipe the disk of the infected laptop?",
+        "Can I disable the compromised account now?",
+        "I need to purge the phishing mail from every mailbox",
+        "Is it ok to shut down the file server?",
+        "Can the audit logs be deleted after 90 days?",
+        "What is the command to run Remove-Item -Recurse on the share?",
+    ],
+)
+def test_question_requests_fire(question):
+    report = guardrails.detect_dangerous_operations(question)
+    assert report.dangerous and report.where == ("question",), question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "攻撃者がイベントログを削除した痕跡を調べる方法",
+        "削除されたファイルを復元する手順",
+        "アカウントが無効化されているか確認する方法",
+        "ログを削除してはいけない理由は",
+        "証拠を削除しないことの根拠は",
+        "サービス停止の影響範囲の報告先は",
+        "サービスが停止したときの連絡先",
+        "How do we tell whether the attacker deleted the event logs?",
+        "How do I recover deleted files from the backup?",
+        "What is the log format of the VPN gateway?",
+        "Which phase of the kill chain is lateral movement?",
+        "Are the escalation criteria clear?",
+        "Why must responders never delete evidence?",
+    ],
+)
+def test_question_mentions_do_not_fire(question):
+    assert not guardrails.detect_dangerous_operations(question).dangerous, question
+
+
+@pytest.mark.parametrize(
+    ("question", "verb"),
+    [
+        ("削除してください", "削除"),  # no object: the design keyword is the floor
+        ("停止してもいいですか", "停止"),
+        ("How do I purge?", "purge"),
+        ("Can I reset it?", "reset"),
+        ("how to clear them", "clear"),
+    ],
+)
+def test_design_keywords_in_a_request_are_the_floor_on_the_question(question, verb):
+    matches = guardrails.detect_dangerous_operations(question).matches
+    assert matches and matches[0].verb == verb
+    assert all(m.source == "question" for m in matches)
+
+
+def test_keyword_floor_is_not_applied_to_answers():
+    # the same words without an object, quoted from a passage, do not raise the banner
+    assert not guardrails.detect_dangerous_operations("", "停止してもいいですか").dangerous
+    assert guardrails.detect_dangerous_operations("停止してもいいですか", "").matches[0].rule == (
+        "keyword"
+    )
+
+
+# --- answers: instructions fire, prohibitions, descriptions and reports do not --------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "1. 侵害されたアカウントを無効化する。",
+        "2. 該当ファイルを削除してください。",
+        "- 侵害アカウントの無効化",
+        "3. Delete the malicious files from the share.",
+        "If the host is compromised, wipe the disk and reimage it.",
+        "If there is no backup, wipe the disk anyway.",
+        "The compromised account should be disabled immediately.",
+        "Identify the leaked keys and revoke their access immediately.",
+        "サーバーをシャットダウンしたり、電源を切ったりしてください。",
+        "暗号化が止まらない場合は、共有サービスを停止させる。",
+        "手順:\n1. 影響範囲を確認する。\n2. 不要になったバックアップを削除する。",
+    ],
+)
+def test_answer_instructions_fire(answer):
+    report = guardrails.detect_dangerous_operations("", answer)
+    assert report.dangerous and report.where == ("answer",), answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "the war room may be shut down after the incident",
+        "Do not delete evidence.",
+        "Never disable logging on production servers.",
+        "Do not delete, modify, or overwrite the evidence.",
+        "If you do not have a backup, do not wipe the disk.",
+        "Deleting evidence is strictly prohibited.",
+        "The attacker deleted the logs and disabled Defender.",
+        "Attackers often delete shadow copies before encrypting.",
+        "You can disable the account from the console.",
+        "Remove the host from the network.",
+        "An essential part of containment is decision-making (e.g., shut down a system).",
+        "Stop the spread by isolating the host.",
+        "証拠を削除しないこと。",
+        "ログは削除してはいけない。",
+        "ログの削除は禁止されています。",
+        "調査対象のログの削除、作業ディレクトリの一括消去を行わない。",
+        "ログを保全してから、ディスクを初期化しないこと。",
+        "ログを削除すると証拠が失われる。",
+        "攻撃者はイベントログを削除して痕跡を隠した。",
+        "サービスは完全に停止する場合がある。",
+        "サービスが停止した場合は再起動する。",
+        "ワイプは端末内のデータを完全に消去し取り消せないため、承認を得てから実行する。",
+        "Bob がデータベース全体を削除するコマンドを実行したとします。",
+        "「ミスをしたのでアクセス権を剥奪するべきだ!」とすべきではありません。",
+    ],
+)
+def test_answer_prohibitions_and_mentions_do_not_fire(answer):
+    assert not guardrails.detect_dangerous_operations("", answer).dangerous, answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        ("次を実行する。\n```powershell\nStop-Service -Name Spooler\n```", "Stop-Service"),
+        ("```sql\nDROP TABLE sales.tmp;\n```", "DROP TABLE"),
+        ("```\nvssadmin delete shadows /all /quiet\n```", "vssadmin delete shadow"),
+        ("Run `sudo rm -rf /var/tmp/x` on the host.", "rm -rf"),
+        ("`wevtutil cl Security` でログを消去する。", "wevtutil cl"),
+    ],
+)
+def test_commands_fire_also_inside_code_blocks(answer, phrase):
+    matches = guardrails.detect_dangerous_operations("", answer).matches
+    assert any(m.rule == "command" and m.phrase.startswith(phrase) for m in matches), matches
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "次のコマンドは絶対に実行しないこと。\n```\nrm -rf /\n```",
+        "Never run `wevtutil cl Security` on a host under investigation.",
+        "`format E:` は実行しない。",
+    ],
+)
+def test_prohibited_commands_do_not_fire(answer):
+    assert not guardrails.detect_dangerous_operations("", answer).dangerous, answer
+
+
+def test_matches_name_the_phrase_source_and_rule():
+    report = guardrails.detect_dangerous_operations(
+        "監査ログを消して痕跡が残らないようにしたい",
+        "1. `Clear-EventLog -LogName Security` を実行する。\n2. 証拠は削除しないこと。",
+    )
+    by_source = {m.source for m in report.matches}
+    assert by_source == {"question", "answer"}
+    question = [m for m in report.matches if m.source == "question"]
+    assert any(m.verb == "消" and m.object == "ログ" for m in question)
+    answer = [m for m in report.matches if m.source == "answer"]
+    assert [m.rule for m in answer] == ["command"]
+    assert "証拠" not in " ".join(m.phrase for m in answer)
 
 
 def test_evidence_grade_is_monotonic_and_thresholded():
@@ -75,3 +244,16 @@ def test_evidence_grade_is_monotonic_and_thresholded():
     )
     assert guardrails.term_coverage(["vpn", "接続"], [("vpn",), ("ログ",)]) == 0.5
     assert guardrails.term_coverage([], [("vpn",)]) == 0.0
+
+
+def test_every_design_keyword_is_covered():
+    from core import danger
+
+    for kw in danger.DANGEROUS_KEYWORDS:
+        covered = (
+            kw in danger._JA_FLOOR
+            or kw in danger._EN_FLOOR
+            or danger._JA_OBJECT_RE.fullmatch(kw)
+            or any(p.search(kw + " /tmp/x") for p in danger.DANGEROUS_PATTERNS)
+        )
+        assert covered, kw

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import html
+import re
 
 import streamlit as st
 
+from core.danger import describe
 from core.generation.citations import highlight_html
 from core.schemas.answer import Answer, Citation
 
@@ -21,9 +23,21 @@ def safe_markdown(text: str) -> str:
     return html.escape(text, quote=False).replace("![", "!\\[")
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$])")
+
+
+def literal_markdown(text: str) -> str:
+    """Text shown exactly as written: HTML escaped and every Markdown character backslashed."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
 def render_answer(answer: Answer, key: str, on_open=None) -> None:
     if answer.banner:
         st.error(answer.banner.removeprefix("⚠️").strip(), icon="⚠️")
+        if answer.danger:
+            st.caption(
+                "検知した操作: " + " ／ ".join(literal_markdown(describe(m)) for m in answer.danger)
+            )
     st.markdown(safe_markdown(answer.answer))
     meta = [MODE_LABELS.get(answer.answer_mode, answer.answer_mode)]
     if answer.model:

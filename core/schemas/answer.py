@@ -44,6 +44,20 @@ class Citation(BaseModel):
     url: str | None = None  # where the source can be read (Wikipedia articles)
 
 
+DangerSource = Literal["question", "answer"]
+DangerRule = Literal["verb_object", "command", "keyword"]
+
+
+class DangerMatch(BaseModel):
+    """One destructive operation behind the danger banner (see ``core.danger``)."""
+
+    phrase: str  # the text that fired, as written
+    source: DangerSource  # asked for in the question, or instructed by the answer
+    rule: DangerRule  # destructive verb + object, command pattern, or the design's keyword floor
+    verb: str = ""
+    object: str = ""  # empty when the verb needs none (削除してください, wipe) or for commands
+
+
 class Flags(BaseModel):
     insufficient_evidence: bool = False
     dangerous_operation: bool = False
@@ -60,7 +74,8 @@ class Answer(BaseModel):
     rewritten_query: str | None = None  # the search query when a follow-up was resolved
     query_terms: list[str] = Field(default_factory=list)
     evidence: dict[str, float] = Field(default_factory=dict)
-    dangerous_terms: list[str] = Field(default_factory=list)
+    dangerous_terms: list[str] = Field(default_factory=list)  # the phrases of ``danger``
+    danger: list[DangerMatch] = Field(default_factory=list)
     token_usage: dict[str, int] = Field(
         default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
     )

@@ -47,6 +47,13 @@ def test_ask_shows_answer_and_collapsed_citations(page):
 def test_dangerous_question_shows_the_red_banner(page):
     page.chat_input[0].set_value("イベントログを削除してもよいですか").run()
     assert any(e.value == "承認・確認が必要" and e.icon == "⚠️" for e in page.error)
+    # which phrase fired, and that it came from the question
+    assert any(
+        c.value.startswith("検知した操作: ")
+        and "ログを削除してもよいですか" in c.value
+        and "（質問・" in c.value
+        for c in page.caption
+    )
 
 
 def test_unrelated_question_is_refused(page):

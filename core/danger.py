@@ -1,0 +1,801 @@
+"""Destructive-operation detection: what the question asks for and what the answer instructs.
+
+A match is an operation applied to an object, in a mood that asks for it or instructs it:
+
+- **verb + object**: a destructive verb (JA: 削除・消去・無効化・停止・初期化・ワイプ・破棄…,
+  消す・止める…; EN: delete, remove, wipe, purge, disable, shut down, stop, format, revoke…, with
+  their inflections) and the thing it is applied to (logs, accounts, disks, databases, servers,
+  backups, services, keys, evidence, files…, the object lexicon). In an answer the object must
+  come from the lexicon, so that "stop the spread", 「被害の拡大を停止」 or 「不審な電話番号を
+  削除する」 stay quiet. In a question, strong verbs (delete, wipe, 削除, 消去, 初期化…) fire with
+  any or no object (「ワイプする条件」「削除してください」): the asker names the operation.
+- **command**: shell, SQL, PowerShell and Windows command patterns (``rm -rf``, ``DROP TABLE``,
+  ``Remove-Item -Recurse``, ``format C:``, ``vssadmin delete shadows`` …), in prose, inline code
+  or code blocks.
+- **keyword** (question only): the design's keyword list (``DANGEROUS_KEYWORDS``) stays the floor
+  for recall on the question: a design keyword used as the operation the question is about
+  (「消去してよいですか」, "how do I purge?") fires even without an object. 証跡, the one noun
+  of the list, is an object: it fires with a destructive or tampering verb (「証跡を消す」
+  「証跡を改ざんしたい」), as do requests to leave no trace (「痕跡が残らないように」, "cover my
+  tracks"); ``rm -rf`` is a command pattern.
+
+Mood and scope decide whether a verb occurrence counts:
+
+- Negation and prohibition are the opposite of an instruction and never fire: しない・せず・
+  してはいけない・禁止・避ける・控える / do not, don't, never, must not, avoid, refrain from,
+  without, prohibited, not allowed. Japanese negation follows the verb (its own inflection, or
+  the predicate of 「〜することは禁止」 and of a て-chain 「削除し、初期化しないこと」); English
+  negation precedes it within the clause (a subordinate clause's negation ends at its comma).
+- Reports are not requests: past tense, passive and state (削除された・停止している / was deleted,
+  has been disabled), possibility (〜することがある / "may be shut down"), and any clause whose
+  subject is an attacker (「攻撃者がログを削除した」, "the attacker deleted the logs").
+- In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
+  〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
+  (「ログ削除の手順」) but not a noun naming an event (「サービス停止の影響」).
+- In the **answer** only instructions count: imperative or list step (Delete…, 「〜を削除する。」,
+  「〜を削除してください」, a list item ending in 「〜の削除」), obligation or recommendation
+  (should, must, need to, 〜すべき, 〜する必要がある), permission (〜してもよい). Descriptions,
+  capabilities ("you can…", 「〜できる」) and consequences (「削除すると復元できない」) do not.
+  The design's bare keyword list does not apply to answers: an extractive answer quotes runbook
+  passages, which mention these words in passing (41% of ordinary questions got the banner on
+  English runbooks); every design keyword is in the verb lexicon, so an answer that instructs one
+  of these operations still fires through verb + object.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.schemas.answer import DangerMatch, DangerSource
+
+# --- the design's list (the floor for recall on the question) -------------------------------
+DANGEROUS_KEYWORDS = (
+    "削除", "delete", "rm -rf", "drop", "truncate",
+    "証跡", "消去", "format", "reset", "purge",
+    "disable", "shutdown", "kill", "停止", "無効化",
+    "clear", "remove", "erase", "wipe",
+)  # fmt: skip
+
+# --- commands ---------------------------------------------------------------------------------
+_I = re.IGNORECASE
+DANGEROUS_PATTERNS = (
+    # shell
+    re.compile(r"\brm\s+(-[a-z]*[rf][a-z]*\b|--recursive|--force)", _I),
+    re.compile(r"\bshred\s+-", _I),
+    re.compile(r"\bwipefs\b", _I),
+    re.compile(r"\bmkfs(\.\w+)?\b", _I),
+    re.compile(r"\bdd\s+if=\S+\s+of=/dev/", _I),
+    re.compile(r"\bdd\s+if=/dev/(zero|u?random)\b", _I),
+    re.compile(r"\bshutdown\s+(/[srp]\b|-[hrP]\b|now\b)", _I),
+    re.compile(r"\b(poweroff|halt)\b(?=\s*($|[;&|`]))", _I | re.M),
+    re.compile(r"\bkill\s+-(9|KILL)\b", _I),
+    re.compile(r"\b(killall|pkill)\s+\S", _I),
+    re.compile(r"\bsystemctl\s+(stop|disable|mask)\s+\S", _I),
+    re.compile(r"\bservice\s+\S+\s+stop\b", _I),
+    re.compile(r"\biptables\s+(-F|--flush)\b"),
+    re.compile(r"\b(userdel|deluser)\s+\S", _I),
+    re.compile(r"\bcrontab\s+-r\b"),
+    re.compile(r"\bhistory\s+-c\b"),
+    re.compile(r"\bunset\s+HISTFILE\b"),
+    re.compile(r"\bauditctl\s+(-D\b|-e\s*0\b)"),
+    re.compile(r"\bsetenforce\s+0\b"),
+    re.compile(r"\btruncate\s+-s\s*0\b"),
+    re.compile(r"\bgit\s+(reset\s+--hard|push\s+(-f\b|--force))", _I),
+    re.compile(r"\bgit\s+clean\s+-[a-z]*f", _I),
+    re.compile(r"\bdocker\s+(rm|rmi|system\s+prune|volume\s+rm)\b", _I),
+    re.compile(r"\bkubectl\s+delete\b", _I),
+    re.compile(r"\baws\s+s3\s+(rm|rb)\b", _I),
+    re.compile(r"\baws\s+\S+\s+(delete|terminate)-[a-z-]+", _I),
+    re.compile(r"\b(az|gcloud)\s+(\S+\s+){1,3}delete\b", _I),
+    # SQL
+    re.compile(r"\bdrop\s+(table|database|schema|user|index|view|login)\b", _I),
+    re.compile(r"\btruncate\s+table\b", _I),
+    re.compile(r"\bdelete\s+from\b", _I),
+    re.compile(r"\balter\s+table\s+\S+\s+drop\b", _I),
+    # Windows
+    re.compile(r"\bformat(\.com)?\s+[a-z]:", _I),
+    re.compile(r"\bnet\s+user\s+\S+\s+/(active:no|delete|del)\b", _I),
+    re.compile(r"\bwevtutil(\.exe)?\s+(cl|clear-log)\b", _I),
+    re.compile(r"\bshutdown(\.exe)?\s+/[srp]\b", _I),
+    re.compile(r"\b(del|erase)\s+(/[a-z]\s+)*/[sfq]\b", _I),
+    re.compile(r"\b(rd|rmdir)\s+/s\b", _I),
+    re.compile(r"\bvssadmin(\.exe)?\s+(delete|resize)\s+shadow", _I),
+    re.compile(r"\bwmic\s+shadowcopy\s+delete\b", _I),
+    re.compile(r"\bwbadmin\s+delete\b", _I),
+    re.compile(r"\bcipher(\.exe)?\s+/w\b", _I),
+    re.compile(r"\btaskkill\s+.*?/f\b", _I),
+    re.compile(r"\bsc(\.exe)?\s+(stop|delete)\s+\S", _I),
+    re.compile(r"\bsc(\.exe)?\s+config\s+\S+\s+start\s*=\s*disabled\b", _I),
+    re.compile(r"\breg(\.exe)?\s+delete\b", _I),
+    re.compile(r"\bfsutil\s+usn\s+deletejournal\b", _I),
+    re.compile(r"\bbcdedit\b.*\brecoveryenabled\s+no\b", _I),
+    re.compile(r"\bnetsh\s+(advfirewall|firewall)\s+set\s+.*\bstate\s+off\b", _I),
+    re.compile(r"\bdiskpart\b.*\bclean\b", _I),
+    # PowerShell
+    re.compile(r"\bRemove-Item\b.*-Recurse", _I),
+    re.compile(
+        r"\bRemove-(AD\w+|LocalUser|Mailbox\w*|MsolUser|AzureAD\w+|Mg\w+|VM\w*|Partition)\b"
+    ),
+    re.compile(r"\b(Stop-(Service|Process|Computer)|Restart-Computer)\b", _I),
+    re.compile(
+        r"\b(Disable-\w+|Clear-(EventLog|Content|Disk|RecycleBin|Item)|Format-Volume)\b", _I
+    ),
+    re.compile(r"\bRevoke-\w+", _I),
+    re.compile(r"\bSet-MpPreference\b.*-Disable\w+\s+\$?true", _I),
+    re.compile(r"\bSearch-Mailbox\b.*-DeleteContent", _I),
+    re.compile(r"\bNew-ComplianceSearchAction\b.*-Purge", _I),
+)
+
+# --- lexicons ---------------------------------------------------------------------------------
+# Japanese destructive verbs: (surface stem, kind, strong). kind: "sahen" (noun + する),
+# "godan" (消す: 消さ/消し/消す/消せ/消そ), "ichidan" (止める: 止め + る/ない/て…).
+_JA_VERBS: tuple[tuple[str, str, bool], ...] = (
+    ("削除", "sahen", True), ("消去", "sahen", True), ("抹消", "sahen", True),
+    ("初期化", "sahen", True), ("フォーマット", "sahen", True), ("ワイプ", "sahen", True),
+    ("破棄", "sahen", True), ("廃棄", "sahen", True), ("破壊", "sahen", True),
+    ("パージ", "sahen", True), ("改ざん", "sahen", True), ("改竄", "sahen", True),
+    ("隠蔽", "sahen", True), ("消し去", "godan_r", True), ("消", "godan", False),
+    ("無効化", "sahen", False), ("停止", "sahen", False), ("リセット", "sahen", False),
+    ("シャットダウン", "sahen", False), ("アンインストール", "sahen", False),
+    ("強制終了", "sahen", False), ("失効", "sahen", False), ("クリア", "sahen", False),
+    ("上書き", "sahen", False), ("剥奪", "sahen", False), ("書き換え", "ichidan", False),
+    ("止め", "ichidan", False), ("捨て", "ichidan", False), ("壊", "godan", False),
+    ("隠", "godan", False), ("ドロップ", "sahen", False), ("トランケート", "sahen", False),
+)  # fmt: skip
+_JA_VERB_RE = re.compile(
+    "|".join(
+        re.escape(stem) + ("(?=[さしすせそ])" if kind == "godan" else "")
+        for stem, kind, _ in sorted(_JA_VERBS, key=lambda v: -len(v[0]))
+    )
+)
+_JA_VERB_INFO = {stem: (kind, strong) for stem, kind, strong in _JA_VERBS}
+# surfaces that contain a verb but are not the operation (取り消す is kept: revoke)
+_JA_NOT_VERB_BEFORE = re.compile(r"(打ち|食い|突き|受け|引き|差し|書き|抹|取り)$")
+_JA_FLOOR = tuple(k for k in DANGEROUS_KEYWORDS if k in _JA_VERB_INFO)
+_JA_GA_SUBJECT = re.compile(r"が[^をのは]{0,8}$")  # 「サービスが停止したとき」: an event
+_JA_INTRANSITIVE = ("停止", "シャットダウン", "リセット", "終了")  # also "X が/は 停止する"
+
+_JA_OBJECTS = (
+    "ログ", "記録", "履歴", "証跡", "痕跡", "形跡", "証拠", "監査", "イベント", "アカウント",
+    "ユーザー", "ユーザ", "ID", "権限", "ディスク", "ドライブ", "ボリューム", "パーティション",
+    "ストレージ", "データ", "DB", "テーブル", "レコード", "サーバー", "サーバ", "端末",
+    "ホスト", "PC", "パソコン", "機器", "仮想マシン", "VM", "インスタンス", "バックアップ",
+    "スナップショット", "シャドウコピー", "復元ポイント", "サービス", "プロセス", "デーモン",
+    "エージェント", "EDR", "ウイルス対策", "アンチウイルス", "セキュリティソフト",
+    "ファイアウォール", "保護", "監視", "鍵", "キー", "証明書", "トークン", "認証情報",
+    "パスワード", "シークレット", "セッション", "ファイル", "フォルダ", "ディレクトリ",
+    "メール", "メールボックス", "検体", "リポジトリ", "バケット", "クラスタ", "コンテナ",
+    "アクセス", "ルール", "ポリシー", "設定", "ドメイン", "システム", "全て", "すべて", "全部",
+    "機能", "OS", "Windows", "Defender", "MFA", "多要素認証",
+)  # fmt: skip
+_JA_OBJECT_RE = re.compile("|".join(re.escape(o) for o in sorted(_JA_OBJECTS, key=len)[::-1]))
+_JA_AGENT_RE = re.compile(
+    r"(攻撃者|攻撃グループ|犯人|侵入者|第三者|何者か|悪意のある(者|人物|ユーザー?)|マルウェア|"
+    r"ランサムウェア|ワーム|ウイルス|脅威アクター|内部犯|ハッカー|不正アクセス者)"
+    r"(が|は|により|によって|に|側で|自身が)"
+)
+# a noun naming an event rather than asking for the operation: 「サービス停止の影響」
+_JA_EVENT_NOUN = re.compile(
+    r"^(の|による|に伴う|に伴い|による)?(影響|痕跡|形跡|有無|検知|原因|理由|通知|アラート|検出|"
+    r"事実|状況|記録|履歴|ログ|イベント|被害|時刻|日時|件数|報告|連絡|発生|中|状態)"
+)
+
+_EN_OBJECTS = (
+    r"logs?|logging|audit(ing)?|journals?|history|traces?|tracks|records?|entries|"
+    r"accounts?|users?|ids|identit(y|ies)|mailbox(es)?|e-?mails?|messages?|"
+    r"disks?|drives?|volumes?|partitions?|storage|databases?|dbs?|tables?|schemas?|"
+    r"servers?|hosts?|systems?|machines?|vms?|instances?|endpoints?|devices?|laptops?|"
+    r"workstations?|computers?|pcs?|phones?|backups?|snapshots?|shadow|restore|"
+    r"services?|daemons?|process(es)?|agents?|sensors?|edr|antivirus|av|defender|firewalls?|"
+    r"protection|monitoring|keys?|certificates?|certs?|tokens?|credentials?|passwords?|"
+    r"secrets?|sessions?|access|permissions?|privileges?|evidence|artifacts?|files?|"
+    r"folders?|directories|directory|data|repositor(y|ies)|repos?|buckets?|clusters?|"
+    r"containers?|pods?|rules?|polic(y|ies)|configuration|config|domain|everything|"
+    r"all|mfa|samples?|images?|recordings?"
+)
+_EN_OBJECT_RE = re.compile(rf"^({_EN_OBJECTS})$", _I)
+_EN_AGENT_RE = re.compile(
+    r"\b(attackers?|adversar(y|ies)|threat actors?|intruders?|hackers?|malware|ransomware|"
+    r"the actor|someone|somebody|insiders?|criminals?|the worm|the virus|the script)\b",
+    _I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _EnVerb:
+    lemma: str
+    strong: bool
+    particle: str = ""  # "down" for shut down, "off" for power off
+
+
+def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
+    """Surface → (verb, form) with form in base, s, past, ing, noun."""
+    table: dict[str, tuple[_EnVerb, str]] = {}
+
+    def add(verb: _EnVerb, base: str, s: str, past: str, ing: str, *nouns: str) -> None:
+        for surface, form in ((base, "base"), (s, "s"), (past, "past"), (ing, "ing")):
+            table.setdefault(surface, (verb, form))
+        for n in nouns:
+            table.setdefault(n, (verb, "noun"))
+
+    def regular(lemma: str, strong: bool, *nouns: str) -> None:
+        stem = lemma[:-1] if lemma.endswith("e") else lemma
+        add(_EnVerb(lemma, strong), lemma, lemma + "s", stem + "ed", stem + "ing", *nouns)
+
+    for lemma, nouns in (
+        ("delete", ("deletion",)), ("erase", ("erasure",)), ("wipe", ()), ("purge", ()),
+        ("truncate", ("truncation",)), ("destroy", ("destruction",)), ("reimage", ()),
+        ("tamper", ()), ("uninstall", ()),
+    ):  # fmt: skip
+        regular(lemma, True, *nouns)
+    add(_EnVerb("format", True), "format", "formats", "formatted", "formatting")
+    add(_EnVerb("reformat", True), "reformat", "reformats", "reformatted", "reformatting")
+    add(_EnVerb("overwrite", True), "overwrite", "overwrites", "overwritten", "overwriting")
+    table.setdefault("overwrote", (_EnVerb("overwrite", True), "past"))
+    add(_EnVerb("shred", True), "shred", "shreds", "shredded", "shredding")
+    for lemma, nouns in (
+        ("remove", ("removal",)), ("disable", ()), ("deactivate", ("deactivation",)),
+        ("kill", ()), ("terminate", ("termination",)), ("revoke", ("revocation",)),
+        ("clear", ()), ("flush", ()), ("empty", ()),
+    ):  # fmt: skip
+        regular(lemma, False, *nouns)
+    add(_EnVerb("drop", False), "drop", "drops", "dropped", "dropping")
+    add(_EnVerb("stop", False), "stop", "stops", "stopped", "stopping")
+    add(_EnVerb("reset", False), "reset", "resets", "reset", "resetting")
+    add(_EnVerb("shut down", False, "down"), "shut", "shuts", "shut", "shutting")
+    add(_EnVerb("shutdown", False), "shutdown", "shutdowns", "shutdowned", "shutdowning")
+    add(_EnVerb("power off", False, "off|down"), "power", "powers", "powered", "powering")
+    table["empty"] = (_EnVerb("empty", False), "base")
+    return table
+
+
+_EN_FORMS = _en_forms()
+_EN_FLOOR = {k for k in DANGEROUS_KEYWORDS if k.isascii() and " " not in k} | {"shut down"}
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_EN_NEG = {"not", "never", "no", "avoid", "avoiding", "refrain", "without", "nor", "neither",
+           "cannot", "prohibited", "forbidden", "mustn't", "don't", "doesn't", "didn't",
+           "shouldn't", "won't", "can't", "isn't", "aren't", "instead"}  # fmt: skip
+_EN_STRONG_MODAL = re.compile(
+    r"\b(should|must|shall|ought to|please|need to|needs to|have to|has to|is to|are to|"
+    r"required to|recommended to|recommend|advised to|make sure to|be sure to|remember to|"
+    r"want to|wants to)( (immediately|also|then|now|first|always|promptly|be))*$"
+)
+_EN_WEAK_MODAL = {"can", "could", "may", "might", "will", "would"}
+_EN_SUBJECT = {"i", "we", "you", "they", "to", "do", "does", "can", "could", "should", "must",
+               "please", "how", "let's", "lets", "let", "and", "or", "then", "also", "first",
+               "next", "finally", "immediately", "now", "shall", "will", "would", "may",
+               "might"}  # fmt: skip
+_EN_DET = {"the", "a", "an", "this", "that", "these", "those", "all", "any", "every", "my",
+           "our", "your", "its", "their", "his", "her", "it", "them", "old", "unused", "each",
+           "both", "some"}  # fmt: skip
+_EN_NOT_VERB_BEFORE = {"the", "a", "an", "this", "that", "is", "are", "was", "were", "be",
+                       "very", "more", "most", "log", "password", "of", "file", "disk"}  # fmt: skip
+_EN_LEAD = {"then", "and", "or", "also", "first", "next", "finally", "immediately", "now",
+            "please", "step", "afterwards", "optionally", "carefully", "manually",
+            "permanently", "securely", "quickly"}  # fmt: skip
+_EN_SUBORDINATE = {
+    "if",
+    "when",
+    "unless",
+    "because",
+    "since",
+    "although",
+    "though",
+    "while",
+    "once",
+    "after",
+    "before",
+    "until",
+    "whether",
+    "as",
+    "where",
+    "whenever",
+}
+_EN_OBJECT_STOP = {"to", "in", "on", "if", "when", "before", "after", "until", "that", "which",
+                   "by", "via", "using", "with", "through", "for", "so", "because"}  # fmt: skip
+_EN_BREAK = {"but", "instead", "however", "then", "otherwise", "rather", "so"}
+_EN_REQUEST_CUE = re.compile(
+    r"\b(how|steps?|procedure|process|command|can|should|may|allowed|ok|okay|approv\w*|"
+    r"approval|want|need|please|help|when)\b",
+    _I,
+)
+_EN_POST_PROHIBIT = re.compile(
+    r"\b(is|are|be)\s+(strictly\s+|absolutely\s+)?(prohibited|forbidden|not\s+(allowed|permitted|"
+    r"recommended)|disallowed|banned|never\s+(allowed|permitted))\b",
+    _I,
+)
+_EN_EXAMPLE = re.compile(r"\b(e\.\s?g|i\.\s?e|for example|for instance|such as)\b", _I)
+_EN_LOGLIKE = re.compile(r"^(logs?|history|events?|records?|audit|cache|bin|trash|recycle)$", _I)
+_EN_EVASION = re.compile(
+    r"\b(leav(e|ing)\s+no\s+traces?|without\s+(leaving\s+)?(a\s+|any\s+)?traces?|"
+    r"cover(ing)?\s+(my|our|their|the)\s+tracks)\b",
+    _I,
+)
+_JA_EVASION = re.compile(r"(痕跡|証跡|形跡|足跡|ログ|記録)(を|が)?(一切)?(残さ|残ら)(ない|ず)")
+
+# --- Japanese inflection classes (applied to the text after the verb stem) -----------------
+_JA_OBLIGATION = re.compile(
+    r"^(させ)?(しなければ|しなくては|しないと(いけ|だめ|ダメ)|する必要が|すべき(?!で)|"
+    r"するべき(?!で)|されるべき(?!で)|する必要あり)"
+)
+_JA_PROHIBIT_WORDS = r"(禁止|厳禁|不可|禁じ|控え|避け|行わない|行なわない|してはいけ|してはなら|NG|許され(ない|ません)|認められ(ない|ません)|しない|しません)"
+_JA_NEG = re.compile(
+    r"^(させ)?((し|さ)(ない|なかった|ません|ず|ぬ)|せず|せぬ|するな(?![らどく])|"
+    r"して(は|も)?(いけ|なら|駄目|だめ|ダメ)|できない|できません|"
+    r"する必要は(ない|ありません|なし)|しなくて(よい|いい|も)|することなく|すべきで(は)?(ない|ありません)|"
+    r"するべきで(は)?(ない|ありません)|"
+    r"(する|の|を|は|も)?(こと)?(は|を|も)?(絶対に|決して|むやみに|安易に)?"
+    + _JA_PROHIBIT_WORDS
+    + ")"
+)
+_JA_NOMINALIZED = re.compile(r"^(する|の|を|は|も)?(こと|の)(は|を|も)")
+_JA_CONSEQ = re.compile(
+    r"^(させ)?(すると|すれば|したら|した場合|したとき|した時|した後|したあと|しても)"
+)
+_JA_REPORT = re.compile(
+    r"^(させ)?(した(?!り)|しました|している|していた|しています|してい|してある|してあり|されて|された|"
+    r"される|されます|され|済|してしま|しちゃっ|しており|中|しようとし|す?るため(?!に)|したため)"
+)
+_JA_POSSIBLE = re.compile(
+    r"^(する|される|させる)?((こと|場合)が(ある|あります|あり)|(可能性|恐れ|おそれ)|かもしれ)|^し(う|得)る"
+)
+_JA_REQUEST = re.compile(
+    r"^(させ)?(して(も)?(よい|いい|良い|かまわ|構わ|大丈夫|OK)|したい|してほしい|して欲しい|"
+    r"してもら|してくれ|でき(ます|る)(か|の|？|\?)|しよう|しましょう|"
+    r"する(には|方法|手順|やり方|コマンド|手段|条件|基準|タイミング|前|際|場合|とき|時)|"
+    r"(の|を)?(手順|方法|やり方|コマンド|手段|条件|基準|可否|要否|タイミング|前(?![提回日者])|際|"
+    r"時(?![間刻点])|について|"
+    r"したい|は可能|はできます|はどう))"
+)
+_JA_INSTRUCT = re.compile(
+    r"^(させ)?(しろ|せよ|しなさい|してください|して下さい|してくだ|しておく|しておきます|"
+    r"する|します|すること|しておくこと|を(実施|実行|行|お願い|依頼))"
+)
+_JA_TE = re.compile(r"^(させ)?(して|し[、,]|し$|したり)")
+_JA_CAPABLE = re.compile(
+    r"^(でき|することができ|することが可能|可能|が可能|せる|せます|られる|させられ)"
+)
+_JA_END_PROHIBIT = re.compile(
+    r"(いけない|いけません|ならない|なりません|禁止(です|する|とする|されています)?|厳禁|"
+    r"しないこと|しないでください|ないでください|控える|控えること|控えてください|避ける|避けること|"
+    r"避けてください|しない|しません)$"
+)
+_JA_END_REPORT = re.compile(
+    r"(た|ました|でした|ている|ていた|ています|ていました|てしまった|とします|とする|としましょう|"
+    r"(こと|場合)が(ある|あります)|かもしれません|かもしれない|可能性があります|可能性がある)$"
+)
+_JA_REASON = re.compile(r"^[^、,。]*?(ため(?!に)|ので)")
+
+_EN_SENTENCE_SPLIT = re.compile(r"(?<=[a-z0-9)\]\"'’])[.!?](?=\s|$)|;|(?<=\w):(?=\s)", _I)
+_LIST_MARKER = re.compile(
+    r"^\s*([-*+•▪・●◦]|\d{1,3}[.)．]|\(\d{1,3}\)|[a-z][.)]|[①-⑳]|step\s+\d+[:.])\s*", _I
+)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+_MD_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
+_NEG_ANYWHERE = re.compile(
+    r"(\b(do\s+not|don['’]t|never|must\s+not|should\s+not|avoid|prohibited|forbidden|"
+    r"not\s+allowed|do\s+NOT)\b|しない|しないこと|禁止|厳禁|してはいけ|してはなら|しないで|"
+    r"避け|控え|(行わ|行な|実施し|実行し)ない)",
+    _I,
+)
+
+
+SOURCE_LABELS = {"question": "質問", "answer": "回答"}
+RULE_LABELS = {"verb_object": "操作＋対象", "command": "コマンド", "keyword": "設計キーワード"}
+
+
+def describe(match: DangerMatch) -> str:
+    """One Japanese line for the page: the phrase, where it came from, and the rule."""
+    return f"「{match.phrase}」（{SOURCE_LABELS[match.source]}・{RULE_LABELS[match.rule]}）"
+
+
+def detect(text: str, source: DangerSource) -> list[DangerMatch]:
+    """Every destructive operation the text asks for (question) or instructs (answer)."""
+    found: list[DangerMatch] = []
+    prose_lines: list[str] = []
+    intro = ""
+    in_code = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_code = not in_code
+            continue
+        if in_code:
+            if not _prohibits(intro):
+                found += _commands(line, source)
+            continue
+        if line.strip():
+            intro = line
+        prose_lines.append(line)
+    for line in prose_lines:
+        is_item = bool(_LIST_MARKER.match(line))
+        for sentence in _sentences(line):
+            if not sentence.strip():
+                continue
+            if not _prohibits(sentence):
+                found += _commands(sentence, source)
+            # inline code is matched as a command above, and stands as a plain noun here
+            prose = _MD_EMPHASIS.sub("", _INLINE_CODE.sub("CODE", sentence))
+            found += _japanese(prose, source, is_item)
+            for part in _EN_SENTENCE_SPLIT.split(prose):
+                if part and part.strip():
+                    found += _english(part, source)
+            for m in (*_EN_EVASION.finditer(prose), *_JA_EVASION.finditer(prose)):
+                if not _ja_agent_governs(prose[: m.start()]) and not _en_agent_governs(
+                    prose[: m.start()]
+                ):
+                    found.append(_match(m.group(0), source, "verb_object", m.group(0), ""))
+    unique: dict[str, DangerMatch] = {}
+    for m in found:
+        unique.setdefault(m.phrase, m)
+    return list(unique.values())
+
+
+def _sentences(line: str) -> list[str]:
+    """Sentences of one line, ended by 。！？!? outside 「」『』 (a quotation stays whole)."""
+    out, start, depth = [], 0, 0
+    for k, ch in enumerate(line):
+        if ch in "「『":
+            depth += 1
+        elif ch in "」』":
+            depth = max(0, depth - 1)
+        elif ch in "。！？!?" and depth == 0:
+            out.append(line[start : k + 1])
+            start = k + 1
+    out.append(line[start:])
+    return [x for x in out if x.strip()]
+
+
+def _match(phrase: str, source, rule, verb: str, obj: str) -> DangerMatch:
+    return DangerMatch(phrase=phrase.strip()[:80], source=source, rule=rule, verb=verb, object=obj)
+
+
+def _prohibits(text: str) -> bool:
+    return bool(_NEG_ANYWHERE.search(text))
+
+
+def _commands(text: str, source: DangerSource) -> list[DangerMatch]:
+    out = []
+    for pattern in DANGEROUS_PATTERNS:
+        m = pattern.search(text)
+        if m:
+            out.append(_match(m.group(0), source, "command", m.group(0), ""))
+    return out
+
+
+# --- Japanese ---------------------------------------------------------------------------------
+def _ja_tail(kind: str, tail: str) -> str | None:
+    """The inflection after the stem rewritten as if the verb were noun + する."""
+    if kind == "sahen" and tail.startswith("させ"):  # causative 停止させる: the same operation
+        return _ja_tail("ichidan", tail[2:]) or ""
+    if kind in ("godan", "godan_r"):
+        if kind == "godan_r":  # 消し去る: 消し去ら/消し去り/消し去る…
+            tail = {"ら": "さ", "り": "し", "る": "す", "れ": "せ", "ろ": "そ"}.get(
+                tail[:1], ""
+            ) + tail[1:]
+        head, rest = tail[:1], tail[1:]
+        if head == "さ":
+            return "さ" + rest
+        if head == "し":
+            return "し" + rest
+        if head == "す":
+            return "する" + rest
+        if head == "せ":  # 消せる・消せない (potential), 消せ (imperative)
+            if rest.startswith("る"):
+                return "できる" + rest[1:]
+            return (
+                ("でき" + rest)
+                if rest.startswith(("ま", "た", "て", "な", "ず"))
+                else "せよ" + rest
+            )
+        if head == "そ":
+            return "しよう" + rest[1:]
+        return None
+    if kind == "ichidan":
+        if tail.startswith("る"):
+            return "する" + tail[1:]
+        if tail.startswith("られ"):
+            return "され" + tail[2:]
+        if tail.startswith("させ"):
+            return "させ" + tail[2:]
+        if tail.startswith(("ない", "ず", "なか", "ま", "て", "た", "ろ", "よ")):
+            return ("しろ" + tail[1:]) if tail.startswith(("ろ", "よ")) else "し" + tail
+        return None
+    return tail
+
+
+def _ja_mood(tail: str, sentence_rest: str, source: str, is_item: bool) -> str | None:
+    """instruct / request / None (negated, report, possibility, description)."""
+    end = re.sub(r"[。．.！!？?\s」』)）]+$", "", sentence_rest)
+    if _JA_OBLIGATION.match(tail):
+        return "instruct"
+    if _JA_NEG.match(tail):
+        return None
+    if _JA_NOMINALIZED.match(tail) and re.search(_JA_PROHIBIT_WORDS, sentence_rest):
+        return None
+    if _JA_POSSIBLE.match(tail):
+        return None
+    if _JA_CONSEQ.match(tail):
+        return "request" if source == "question" else None
+    if _JA_REQUEST.match(tail):
+        # 「削除するコマンドを実行したとします」: the sentence's predicate reports
+        return None if _JA_END_REPORT.search(end) else "request"
+    if _JA_REPORT.match(tail):
+        return None
+    if _JA_CAPABLE.match(tail):
+        return "request" if source == "question" else None
+    if _JA_TE.match(tail) or _JA_INSTRUCT.match(tail):
+        # a て-chain or an attributive する (「削除するコマンドを実行した」) takes the mood of the
+        # sentence's predicate; a reason clause (「消去し取り消せないため」) describes
+        if _JA_END_PROHIBIT.search(end) and not _JA_OBLIGATION.search(end):
+            return None
+        if _JA_END_REPORT.search(end):
+            return None
+        if _JA_TE.match(tail) and _JA_REASON.match(sentence_rest):
+            return None
+        return "instruct"
+    # a nominal use
+    if _JA_EVENT_NOUN.match(tail):
+        return None
+    if source == "question":
+        return "request"
+    if is_item and not tail.strip(" 。．.:："):
+        return "instruct"  # a list item ending in 「〜の削除」: a step
+    return None
+
+
+def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[DangerMatch]:
+    out = []
+    for m in _JA_VERB_RE.finditer(sentence):
+        stem = m.group(0)
+        kind, strong = _JA_VERB_INFO[stem]
+        before = sentence[: m.start()]
+        if kind in ("godan", "ichidan") and _JA_NOT_VERB_BEFORE.search(before):
+            if not before.endswith("取り"):
+                continue
+            strong = False  # 取り消す: revoke, generic
+        raw_tail = sentence[m.end() : m.end() + 40]
+        tail = _ja_tail(kind, raw_tail)
+        if tail is None:
+            continue
+        window = re.split(r"[、,]", before)[-1][-30:]
+        if _ja_agent_governs(before):
+            continue
+        obj = _ja_object(window, stem)
+        mood = _ja_mood(tail, sentence[m.end() :], source, is_item)
+        if mood is None or _quoted_and_denied(before, sentence[m.end() :]):
+            continue
+        if obj or (strong and source == "question"):
+            rule = "verb_object"
+        elif source == "question" and stem in _JA_FLOOR and not _JA_GA_SUBJECT.search(window):
+            rule = "keyword"
+        else:
+            continue
+        end = m.end() + _inflection_length(raw_tail)
+        while end > m.end() and sentence[end - 1] in "のをはがでにも":
+            end -= 1
+        start = m.start() - (len(window) - window.rfind(obj)) if obj else m.start()
+        out.append(_match(sentence[max(0, start) : end], source, rule, stem, obj))
+    return out
+
+
+def _quoted_and_denied(before: str, after: str) -> bool:
+    """Inside 「…」 that the sentence then rejects: 「『…剥奪するべきだ』とすべきではありません」."""
+    if before.count("「") <= before.count("」") or "」" not in after:
+        return False
+    outer = re.sub(r"[。．.！!？?\s)）]+$", "", after.split("」", 1)[1])
+    return bool(_JA_END_PROHIBIT.search(outer) or re.search(r"では(ない|ありません)$", outer))
+
+
+def _ja_agent_governs(before: str) -> bool:
+    """An attacker is the subject of this verb: 「攻撃者がログを削除した」, but not of
+    「攻撃者が作成したリソースの停止」 (another predicate stands between)."""
+    agents = list(_JA_AGENT_RE.finditer(before))
+    if not agents:
+        return False
+    between = before[agents[-1].end() :]
+    return not re.search(r"(した|して|する|された|れた|れる|である|[、。])", between)
+
+
+def _ja_object(window: str, stem: str) -> str:
+    """The lexicon object nearest the verb, unless it is the subject of an intransitive use
+    (「サービスが停止する」「サービスは完全に停止する」)."""
+    last = None
+    for m in _JA_OBJECT_RE.finditer(window):
+        last = m
+    if last is None:
+        return ""
+    after = window[last.end() : last.end() + 1]
+    if after == "が" or (after == "は" and stem in _JA_INTRANSITIVE):
+        return ""
+    return last.group(0)
+
+
+def _inflection_length(tail: str) -> int:
+    m = re.match(r"[ぁ-んー]*", tail)
+    return min(len(m.group(0)) if m else 0, 12)
+
+
+# --- English ----------------------------------------------------------------------------------
+def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
+    words = [(m.group(0), m.start(), m.end()) for m in _EN_WORD.finditer(clause_text)]
+    if not words:
+        return []
+    lower = [w[0].lower().replace("’", "'") for w in words]
+    # comma segments: index of the first word of each segment
+    seg_of = []
+    seg = 0
+    seg_starts = [0]
+    for i, (_, start, _) in enumerate(words):
+        if i and re.search(r"[,(]|\s[-–—]\s", clause_text[words[i - 1][2] : start]):
+            seg += 1
+            seg_starts.append(i)
+        seg_of.append(seg)
+    first_word = _clause_start(lower, 0)
+    out = []
+    for i, w in enumerate(lower):
+        entry = _EN_FORMS.get(w)
+        if entry is None:
+            continue
+        verb, form = entry
+        if verb.particle:
+            nxt = lower[i + 1 : i + 5]
+            if not any(re.fullmatch(verb.particle, t) for t in nxt):
+                continue
+        seg_start = seg_starts[seg_of[i]]
+        mood = _en_mood(
+            lower, i, form, source, seg_start, first_word, clause_text, seg_of, seg_starts
+        )
+        if verb.lemma in ("clear", "empty") and not (
+            i + 1 < len(lower) and (lower[i + 1] in _EN_DET or _EN_LOGLIKE.match(lower[i + 1]))
+        ):
+            continue  # "clear criteria", "Clear indication": the adjective
+        if mood is None:
+            continue
+        if _en_negated(lower, i, seg_of, seg_starts, form, clause_text[words[i][2] :]):
+            continue
+        if _en_agent_governs(clause_text[: words[i][1]]):
+            continue
+        obj, obj_index = _en_object(lower, i, form, seg_of)
+        if verb.lemma == "remove" and re.search(
+            r"\bfrom\s+(the\s+)?(network|internet)\b", clause_text[words[i][2] :], _I
+        ):
+            continue
+        if obj or (verb.strong and form != "noun" and source == "question"):
+            rule = "verb_object"
+        elif source == "question" and verb.lemma in _EN_FLOOR and _en_verb_use(lower, i, form):
+            rule = "keyword"
+        else:
+            continue
+        lo = min(i, obj_index) if obj else i
+        hi = max(i, obj_index) if obj else i
+        phrase = clause_text[words[lo][1] : words[hi][2]]
+        out.append(_match(phrase, source, rule, words[i][0], obj))
+    return out
+
+
+def _en_agent_governs(before: str) -> bool:
+    """ "the attacker deleted the logs", not "block the IPs the attacker used and delete…"."""
+    agents = list(_EN_AGENT_RE.finditer(before))
+    if not agents:
+        return False
+    between = before[agents[-1].end() :]
+    return not re.search(r"[,;]|\b(and|or|then)\b|\b\w+ed\b", between, _I)
+
+
+def _clause_start(lower: list[str], start: int) -> int:
+    j = start
+    while j < len(lower) and (lower[j] in _EN_LEAD or re.fullmatch(r"\d+", lower[j])):
+        j += 1
+    return j
+
+
+def _en_verb_use(lower: list[str], i: int, form: str) -> bool:
+    if form == "ing":
+        return True
+    if form not in ("base", "s"):
+        return False
+    prev = lower[i - 1] if i else ""
+    nxt = lower[i + 1] if i + 1 < len(lower) else ""
+    if prev in _EN_NOT_VERB_BEFORE:
+        return False
+    return i == 0 or prev in _EN_SUBJECT or nxt in _EN_DET
+
+
+def _before(text: str, lower: list[str], i: int) -> str:
+    """The clause text before the i-th word (approximate: up to its first occurrence)."""
+    k = -1
+    for _ in range(lower[: i + 1].count(lower[i])):
+        k = text.lower().find(lower[i], k + 1)
+    return text[: max(k, 0)]
+
+
+def _en_mood(lower, i, form, source, seg_start, first_word, text, seg_of, seg_starts):
+    prev = lower[max(0, i - 4) : i]
+    if form == "past":
+        # passive with a modal: "should be deleted" (answer) / "can logs be deleted?" (question)
+        if prev[-1:] == ["be"] and _EN_STRONG_MODAL.search(" ".join(prev)):
+            return "instruct"
+        wide = lower[max(0, i - 8) : i]  # "can the audit logs of the DC be deleted?"
+        if source == "question" and prev[-1:] == ["be"] and any(p in _EN_WEAK_MODAL for p in wide):
+            return "request"
+        return None
+    if form == "noun":
+        return "request" if source == "question" and _EN_REQUEST_CUE.search(text) else None
+    if form == "s":
+        return None
+    p1 = lower[i - 1] if i else ""
+    if form == "base" and p1 in _EN_NOT_VERB_BEFORE - {"be"}:
+        return None
+    weak = any(p in _EN_WEAK_MODAL for p in prev[-3:])
+    if source == "question":
+        if form == "base" and p1 in {"he", "she", "it", "has", "have", "had", "was", "were"}:
+            return None
+        return "request"
+    # answer: instructions only
+    if weak or _EN_EXAMPLE.search(_before(text, lower, i)):
+        return None
+    if form == "base":
+        if i == first_word:
+            return "instruct"
+        if i == _clause_start(lower, seg_start) or p1 in {"and", "or", "then"}:
+            # a coordinated or later imperative, unless the chain hangs off "to" or a modal
+            # ("methods to compromise, degrade, or destroy systems")
+            scope = lower[_scope_start(lower, i, seg_of, seg_starts) : i]
+            if not any(w in _EN_WEAK_MODAL or w == "to" for w in scope):
+                return "instruct"
+        if _EN_STRONG_MODAL.search(" ".join(prev)):
+            return "instruct"
+    if form == "ing" and i == first_word and lower[0] in {"consider", "try"}:
+        return "instruct"
+    if form == "ing" and any(
+        p in {"consider", "recommend", "recommended", "suggest"} for p in prev
+    ):
+        return "instruct"
+    return None
+
+
+def _en_negated(lower, i, seg_of, seg_starts, form, after_text: str) -> bool:
+    start = _scope_start(lower, i, seg_of, seg_starts)
+    for j in range(start, i):
+        w = lower[j]
+        if w in _EN_NEG or w.endswith("n't"):
+            return True
+        if w in {"no"} and j + 1 < i:
+            return True
+    return bool(form in ("ing", "noun", "past") and _EN_POST_PROHIBIT.search(after_text[:80]))
+
+
+def _scope_start(lower, i, seg_of, seg_starts) -> int:
+    """Where the clause governing word i begins: back over comma segments to the last break,
+    never into a subordinate clause ("If you do not have a backup, wipe…"), and not across a
+    new imperative segment ("Don't panic, delete…")."""
+    start = 0
+    for k in range(seg_of[i], 0, -1):
+        first = lower[seg_starts[k]]
+        if first in _EN_BREAK:
+            start = seg_starts[k]
+            break
+        if seg_starts[k] == i and first not in {"or", "and", "nor"}:
+            start = i
+            break
+        if lower[seg_starts[k - 1]] in _EN_SUBORDINATE:
+            start = seg_starts[k]
+            break
+    return start
+
+
+def _en_object(lower, i, form, seg_of) -> tuple[str, int]:
+    for j in range(i + 1, min(len(lower), i + 7)):
+        if seg_of[j] != seg_of[i] or lower[j] in _EN_OBJECT_STOP:
+            break
+        if _EN_OBJECT_RE.match(lower[j]):
+            return lower[j], j
+    if form in ("past", "noun"):  # "the logs should be deleted", "log deletion"
+        for j in range(i - 1, max(-1, i - 5), -1):
+            if seg_of[j] != seg_of[i]:
+                break
+            if _EN_OBJECT_RE.match(lower[j]):
+                return lower[j], j
+    return "", -1
