@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from core.danger import DangerMatch, detect
+from core.schemas.answer import Answer
 from core.text.tokenize import Tokenizer
 
 # --- templates (the design's wording) ---------------------------------------------------
@@ -60,6 +61,16 @@ class DangerReport:
 def detect_dangerous_operations(question: str, answer: str = "") -> DangerReport:
     """Operations the question asks for and the answer instructs (see ``core.danger``)."""
     return DangerReport(tuple(detect(question, "question") + detect(answer, "answer")))
+
+
+def mark_dangerous_operations(answer: Answer) -> None:
+    """Check the final answer and its question; on a match set the flag, banner and matches."""
+    danger = detect_dangerous_operations(answer.question, answer.answer)
+    if danger.dangerous:
+        answer.flags.dangerous_operation = True
+        answer.banner = DANGER_BANNER
+        answer.dangerous_terms = list(danger.matched)
+        answer.danger = list(danger.matches)
 
 
 # --- ambiguous questions --------------------------------------------------------------------

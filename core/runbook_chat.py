@@ -151,12 +151,7 @@ def ask(
         )
     except WorkbenchError as exc:
         answer = _failed(question, exc.user_message)
-    danger = guardrails.detect_dangerous_operations(question, answer.answer)
-    if danger.dangerous:
-        answer.flags.dangerous_operation = True
-        answer.banner = guardrails.DANGER_BANNER
-        answer.dangerous_terms = list(danger.matched)
-        answer.danger = list(danger.matches)
+    guardrails.mark_dangerous_operations(answer)
     answer.processing_time_sec = round(time.perf_counter() - trace.started, 4)
     if answer.processing_time_sec > SLOW_SECONDS:
         answer.slow = True

@@ -256,11 +256,7 @@ def ask(
         answer = Answer(question=question.strip(), answer=exc.user_message, answer_mode="template")
         answer.error = exc.user_message
     answer.page = PAGE
-    danger = guardrails.detect_dangerous_operations(answer.question, answer.answer)
-    if danger.dangerous:
-        answer.flags.dangerous_operation = True
-        answer.banner = guardrails.DANGER_BANNER
-        answer.dangerous_terms = list(danger.matched)
+    guardrails.mark_dangerous_operations(answer)
     answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
     answer.processing_time_sec = round(answer.timings_ms["total"] / 1000, 4)
     if config.write_audit:
