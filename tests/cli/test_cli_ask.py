@@ -34,7 +34,7 @@ def test_ask_json_and_audit_verify(tmp_path):
     assert "質問が曖昧な可能性があります" in text.stdout and "ambiguous_query" in text.stdout
 
     verify = run_cli(["audit", "verify"], state)
-    assert verify.returncode == 0 and "2 行、ハッシュチェーンは正常です" in verify.stdout
+    assert verify.returncode == 0 and "2 行、署名とチェーンはすべて正常です" in verify.stdout
 
     log = next((state / "logs").glob("query_*.jsonl"))
     lines = log.read_text(encoding="utf-8").splitlines()
@@ -44,4 +44,4 @@ def test_ask_json_and_audit_verify(tmp_path):
         json.dumps(record, ensure_ascii=False) + "\n" + lines[1] + "\n", encoding="utf-8"
     )
     tampered = run_cli(["audit", "verify"], state)
-    assert tampered.returncode == 1 and "1 行目で改ざん" in tampered.stdout
+    assert tampered.returncode == 1 and f"{log.name} 1 行目: 署名が一致しません" in tampered.stderr
