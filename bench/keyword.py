@@ -75,6 +75,24 @@ ENGLISH_QUESTIONS: tuple[tuple[str, str], ...] = (
     ("Which follow-up actions follow the resolution of an incident?", "after_after_an_incident.md"),
     ("What counts as a major incident?", "before_what_is_an_incident.md"),
     ("Which departments have people on call besides engineering?", "oncall_whos_oncall.md"),
+    (
+        "How soon after an incident must the postmortem meeting be scheduled?",
+        "after_post_mortem_template.md",
+    ),
+    ("Who keeps track of timers and supports the incident commander?", "training_deputy.md"),
+    (
+        "Who notifies internal stakeholders about the current conditions?",
+        "training_internal_liaison.md",
+    ),
+    (
+        "What is expected of a subject matter expert who gets paged?",
+        "training_subject_matter_expert.md",
+    ),
+    ("How should crisis leaders apply the company's values?", "crisis_leadership.md"),
+    ("How often should crisis simulations and tabletop exercises be run?", "crisis_prework.md"),
+    ("What is the difference between an emergency and an emergent issue?", "crisis_terms.md"),
+    ("Which PagerDuty notification rules do crisis team members configure?", "crisis_pagerduty.md"),
+    ("Where should an organization without any process start?", "getting_started.md"),
 )
 
 
