@@ -96,7 +96,8 @@ class Settings(BaseSettings):
     # --- retrieval -------------------------------------------------------------------
     tokenizer: Literal["janome", "char-bigram"] = "janome"
     # Chunk sizes and overlaps are in content units (core.text.windows): a Japanese character,
-    # capital, digit or mark is 1, a lowercase Latin letter 1/2, a blank 1/4, so that 500 units
+    # capital, digit or mark is 1, a lowercase Latin letter 1/2, a space between Latin words 1/4,
+    # so that 500 units
     # of English and of Japanese are about as many embedder tokens.
     runbook_chunk_size: int = 500
     runbook_chunk_overlap: int = 50

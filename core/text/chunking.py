@@ -23,7 +23,7 @@ Windows (``core.text.windows``)
 Each section body is cut into windows of at most ``chunk_size`` content units, with
 ``chunk_overlap`` units shared by consecutive windows (``window_spans``): a unit is a Japanese
 character, a capital, a digit or a punctuation mark; a lowercase Latin letter counts 1/2 and a
-blank 1/4, so that 500 units hold about as much English as Japanese for the embedder (the
+space between Latin words 1/4, so that 500 units hold about as much English as Japanese for the embedder (the
 measurement is in ``core.text.windows``). Cuts prefer newlines, then sentence ends (Japanese and
 English), then clause marks and blanks, and never fall inside a Latin word, a number, a URL or
 an identifier when the window has any other place to cut.

