@@ -137,11 +137,15 @@ class Settings(BaseSettings):
 
     # --- retrieval -------------------------------------------------------------------
     tokenizer: Literal["janome", "char-bigram"] = "janome"
+    # Chunk sizes and overlaps are in content units (core.text.windows): a Japanese character,
+    # capital, digit or mark is 1, a lowercase Latin letter 1/2, a space between Latin words 1/4,
+    # so that 500 units
+    # of English and of Japanese are about as many embedder tokens.
     runbook_chunk_size: int = 500
     runbook_chunk_overlap: int = 50
     article_chunk_size: int = 450
     article_chunk_overlap: int = 60
-    # Wikipedia chunks are embedded as sentence-packed passages of at most this many characters
+    # Wikipedia chunks are embedded as sentence-packed passages of at most this many units
     # and scored by their best passage (0: one vector per chunk). README, 「Wikipedia QA」.
     article_vector_window: int = Field(default=160, ge=0, le=2000)
     candidate_floor: int = 50

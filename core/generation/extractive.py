@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.text.english import is_plain_word, same_stem_in
+
 STEP_RE = re.compile(
     r"^\s*(?:(\d{1,2})[.．)）]\s*|\((\d{1,2})\)\s*|([①-⑳])\s*|手順\s*(\d{1,2})\s*[:：]\s*)"
 )
@@ -115,10 +117,17 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
 
 
 def term_coverage(text: str, terms: Sequence[str]) -> float:
-    """Share of the query terms (weighted by length, capped at 6) that occur in ``text``."""
+    """Share of the query terms (weighted by length, capped at 6) that occur in ``text``.
+
+    A plain English word occurs when a word of ``text`` has its stem (``isolate`` occurs in
+    "isolating the host"); any other term when it is a substring (case-insensitive).
+    """
     lowered = text.lower()
+    words = same_stem_in(text, terms)
     total = sum(min(len(t), 6) for t in terms)
-    hit = sum(min(len(t), 6) for t in terms if t.lower() in lowered)
+    hit = sum(
+        min(len(t), 6) for t in terms if (t in words if is_plain_word(t) else t.lower() in lowered)
+    )
     return hit / total if total else 0.0
 
 

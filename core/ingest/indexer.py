@@ -35,7 +35,7 @@ from core.retrieval.corpus import Corpus
 from core.retrieval.graph import SQLiteGraphStore
 from core.retrieval.store import ChunkStore, chunk_vector_key, vector_key, window_key
 from core.schemas.documents import Chunk, Document
-from core.text.chunking import chunk_document, vector_texts
+from core.text.chunking import CHUNKER_VERSION, chunk_document, vector_texts
 from core.text.entities import extract_entities
 
 Progress = Callable[[int, int, str], None]
@@ -275,8 +275,11 @@ def _commit(corpus, chunked, removed, tokens_by_id, mentions, info) -> None:
 
 
 def _chunk_params(corpus: Corpus) -> str:
+    """What the stored chunks and tokens depend on besides the documents: a build whose
+    parameters, chunker version or tokenizer version differ re-chunks everything."""
     spec = corpus.spec
-    params = f"{spec.chunk_size}/{spec.chunk_overlap}/{corpus.tokenizer.name}"
+    tokenizer = f"{corpus.tokenizer.name}.{corpus.tokenizer.version}"
+    params = f"{spec.chunk_size}/{spec.chunk_overlap}/{tokenizer}/c{CHUNKER_VERSION}"
     return params + (f"/w{spec.vector_window}" if spec.vector_window else "")
 
 

@@ -42,6 +42,7 @@ from core.schemas.search import (
     StrategyMetric,
     validate_contract,
 )
+from core.text.english import is_plain_word, stem, word_spans
 from core.text.entities import extract_query_entities
 from core.text.tokenize import query_terms
 
@@ -78,16 +79,27 @@ def _aware(value: datetime) -> datetime:
 
 
 def find_offsets(text: str, terms: list[str]) -> list[tuple[int, int]]:
-    """Non-overlapping (start, end) of every occurrence of the terms, case-insensitive, sorted."""
+    """Non-overlapping (start, end) of every occurrence of the terms, case-insensitive, sorted.
+
+    A plain English word (ASCII letters only) matches every whole word of ``text`` with the
+    same Snowball stem (``isolate`` marks ``Isolating``, ``log`` does not mark ``catalog``);
+    any other term (Japanese, ``Get-ADUser``, ``4625``) matches as a substring. Longer
+    occurrences win over the shorter ones they overlap.
+    """
     lowered = text.lower()
-    spans: list[tuple[int, int]] = []
-    for term in sorted({t.lower() for t in terms if t.strip()}, key=len, reverse=True):
+    found: list[tuple[int, int]] = []
+    stems = {stem(t) for t in terms if is_plain_word(t)}
+    if stems:
+        found.extend((s, e) for s, e, word_stem in word_spans(text) if word_stem in stems)
+    for term in {t.lower() for t in terms if t.strip() and not is_plain_word(t)}:
         start = lowered.find(term)
         while start >= 0:
-            end = start + len(term)
-            if all(end <= s or start >= e for s, e in spans):
-                spans.append((start, end))
-            start = lowered.find(term, end)
+            found.append((start, start + len(term)))
+            start = lowered.find(term, start + len(term))
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted(found, key=lambda span: (span[0] - span[1], span[0])):
+        if all(end <= s or start >= e for s, e in spans):
+            spans.append((start, end))
     return sorted(spans)
 
 

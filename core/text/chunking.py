@@ -18,21 +18,15 @@ is pushed, so ``# A`` / ``## B`` gives ("A", "B") and a following ``## C`` gives
 heading whose body is empty produces no chunk but stays in the path of the sections under it.
 Text before the first heading is a section with an empty heading path.
 
-Windows (``window_spans``)
---------------------------
-A window is at most ``size`` characters. Where the rest of the span is longer than ``size``, the
-cut is searched for in the last 20 % of the window (at least one character, never in the first
-``overlap + 1`` characters), in this order of preference: just after the last newline; just after
-the last sentence end (``。 ! ?``, including closing brackets that follow it); just after the last
-``、``, ``,`` or blank; else a hard cut at ``size``. The next window starts ``overlap`` characters
-before the cut. Windows are then trimmed of edge whitespace, so:
-
-- consecutive windows share exactly ``overlap`` characters, less any whitespace trimmed at the
-  edges of the shared part (the overlap is never larger than ``overlap``), whether the cut is hard
-  or at a boundary: the boundary decides where the cut is, not how much is shared;
-- every non-whitespace character of the span lies in some window (only whitespace at a cut can be
-  left out); windows are non-empty, strictly increasing in start and end, and never start or end
-  with whitespace.
+Windows (``core.text.windows``)
+-------------------------------
+Each section body is cut into windows of at most ``chunk_size`` content units, with
+``chunk_overlap`` units shared by consecutive windows (``window_spans``): a unit is a Japanese
+character, a capital, a digit or a punctuation mark; a lowercase Latin letter counts 1/2 and a
+space between Latin words 1/4, so that 500 units hold about as much English as Japanese for the embedder (the
+measurement is in ``core.text.windows``). Cuts prefer newlines, then sentence ends (Japanese and
+English), then clause marks and blanks, and never fall inside a Latin word, a number, a URL or
+an identifier when the window has any other place to cut.
 """
 
 from __future__ import annotations
@@ -42,22 +36,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.schemas.documents import Chunk, Document, Heading
+from core.text.windows import (
+    BOUNDARY_FRACTION,
+    content_units,
+    passage_windows,
+    sentence_spans,
+    window_spans,
+)
 
 __all__ = [
+    "BOUNDARY_FRACTION",
+    "CHUNKER_VERSION",
     "Section",
     "chunk_document",
+    "content_units",
     "passage_windows",
     "pdf_heading_level",
+    "sentence_spans",
     "split_sections",
     "vector_texts",
     "window_spans",
 ]
 
-BOUNDARY_FRACTION = 0.2
-_SENTENCE_ENDS = "。!?"
-_CLOSING = "」』)]）】〕"
-_SOFT_BREAKS = "、, \t\u3000"
-_SENTENCE_CUT = re.compile(r"[。!?][」』)\]）】〕]*|\n")
+# Changes whenever the same document and parameters give different chunks; an index records it
+# (``core.ingest.indexer``) and is rebuilt when it differs. 2: content units, word boundaries,
+# English sentence ends.
+CHUNKER_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,113 +224,7 @@ def split_sections(text: str, kind: str, given: Sequence[Heading] | None = None)
     return sections
 
 
-# --- windows -----------------------------------------------------------------------------------
-
-
-def _cut(text: str, low: int, high: int) -> int:
-    """The preferred cut in (low, high]: an end offset just after a boundary, or ``high``."""
-    newline = text.rfind("\n", low - 1, high)
-    if newline >= 0:
-        return newline + 1
-    sentence_end = max(text.rfind(char, low - 1, high) for char in _SENTENCE_ENDS)
-    if sentence_end >= 0:
-        cut = sentence_end + 1
-        while cut < high and text[cut] in _CLOSING:
-            cut += 1
-        return cut
-    soft = max(text.rfind(char, low - 1, high) for char in _SOFT_BREAKS)
-    if soft >= 0:
-        return soft + 1
-    return high
-
-
-def window_spans(text: str, start: int, end: int, size: int, overlap: int) -> list[tuple[int, int]]:
-    """Windows (start, end) of at most ``size`` characters over ``text[start:end]``.
-
-    See the module docstring for the boundary rule and the overlap and coverage guarantees.
-    Raises ``ValueError`` when ``size <= 0``, ``overlap < 0`` or ``overlap >= size``.
-    """
-    if size <= 0:
-        raise ValueError(f"size must be positive, got {size}")
-    if overlap < 0 or overlap >= size:
-        raise ValueError(f"overlap must be in [0, size), got overlap={overlap}, size={size}")
-    start = max(start, 0)
-    end = min(end, len(text))
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    slack = max(1, int(size * BOUNDARY_FRACTION))
-    windows: list[tuple[int, int]] = []
-    position = start
-    while True:
-        while position < end and text[position].isspace():
-            position += 1
-        if position >= end:
-            return windows
-        if end - position <= size:
-            windows.append((position, end))
-            return windows
-        high = position + size
-        # Every cut lies past position + overlap, so the next window starts after this one.
-        low = max(high - slack + 1, position + overlap + 1)
-        cut = _cut(text, low, high)
-        window_end = cut
-        while text[window_end - 1].isspace():
-            window_end -= 1
-        # After trimming, a window inside a long blank run may end where the previous one did:
-        # its characters are all covered already, so it is dropped.
-        if not windows or window_end > windows[-1][1]:
-            windows.append((position, window_end))
-        position = cut - overlap
-
-
-def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Sentences of ``text[start:end]``: cut after ``。 ! ?`` (and closing brackets) and at
-    newlines, trimmed of edge whitespace, empty ones dropped."""
-    spans: list[tuple[int, int]] = []
-    begin = start
-    for match in _SENTENCE_CUT.finditer(text, start, end):
-        spans.append((begin, match.end()))
-        begin = match.end()
-    spans.append((begin, end))
-    out = []
-    for s, e in spans:
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            out.append((s, e))
-    return out
-
-
-def passage_windows(text: str, size: int) -> list[tuple[int, int]]:
-    """Spans of ``text`` packing whole consecutive sentences, each at most ``size`` characters.
-
-    The sub-chunk passages a corpus may embed instead of the whole chunk (``vector_texts``): a
-    short passage keeps an embedding focused on what one or two sentences say. A sentence
-    longer than ``size`` is cut by ``window_spans`` without overlap. Every non-whitespace
-    character of ``text`` lies in exactly one window.
-    """
-    if size <= 0:
-        raise ValueError(f"size must be positive, got {size}")
-    windows: list[tuple[int, int]] = []
-    current: tuple[int, int] | None = None
-    for s, e in sentence_spans(text, 0, len(text)):
-        if e - s > size:
-            if current:
-                windows.append(current)
-                current = None
-            windows.extend(window_spans(text, s, e, size, 0))
-        elif current is None:
-            current = (s, e)
-        elif e - current[0] <= size:
-            current = (current[0], e)
-        else:
-            windows.append(current)
-            current = (s, e)
-    if current:
-        windows.append(current)
-    return windows
+# --- passages ----------------------------------------------------------------------------------
 
 
 def vector_texts(chunk: Chunk, window: int) -> list[str]:
@@ -347,7 +245,7 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
     """Chunks of ``doc``: sections by ``doc.kind``, then windows over each section body.
 
     Chunk ids are ``f"{doc.doc_id}_{i}"`` with ``i`` the 0-based chunk index in the document.
-    Runbooks are cut with 500/50, articles with 450/60 (the callers pass them).
+    Runbooks are cut with 500/50, articles with 450/60 content units (the callers pass them).
     """
     chunks: list[Chunk] = []
     for section in split_sections(doc.text, doc.kind, doc.headings):

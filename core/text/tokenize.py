@@ -1,6 +1,6 @@
-"""Pluggable tokenizers for BM25 over Japanese text.
+"""Pluggable tokenizers for BM25 over Japanese, English and mixed text: one index holds both.
 
-Two tokenizers share one pre-pass that protects technical tokens:
+Two tokenizers share one pre-pass that protects technical tokens and handles English words:
 
 1. The text goes through ``safe_nfkc`` (full-width ASCII becomes ASCII, so ``ＣＶＥ`` and
    ``CVE`` are the same token) and the hyphen and minus variants U+2010-2013, U+2212 and U+FE63
@@ -8,15 +8,26 @@ Two tokenizers share one pre-pass that protects technical tokens:
 2. ``ASCII_TOKEN`` pulls out ASCII runs such as ``CVE-2024-12345``, ``192.0.2.10``,
    ``fs01.corp.example``, ``Get-ADUser``, ``C:\\Windows\\cmd.exe``, ``ADMIN$``, ``4625``, and
    command-line options such as ``-rf`` or ``--force`` (only after a blank or at the start).
-   Each is emitted lowercased and whole; a compound token (one with ``-`` ``.`` ``:`` ``/``
-   ``@`` ``\\`` inside) also emits its parts that contain a letter, so that ``fs01`` finds
-   ``fs01.corp.example`` and ``aduser`` finds ``Get-ADUser`` (numeric parts such as the ``0``
-   of an IP address are not emitted: they would match everything).
+   A plain word (ASCII letters only: ``Isolating``, ``EDR``) is English: it is emitted as its
+   lowercased Snowball stem (``isol``, ``edr``), or not at all when it is a stop word (``the``,
+   ``how``; an all-capitals word such as ``IT`` is an acronym, never a stop word); see
+   ``core.text.english``. Any other token is emitted lowercased and whole, not stemmed
+   (``cve-2024-12345``, ``4625``, ``log4j``, ``-rf``); a compound token (one with ``-`` ``.``
+   ``:`` ``/`` ``@`` ``\\`` inside) also emits its parts that contain a letter, plain-word parts
+   stemmed and stop-worded like words, so that ``fs01`` finds ``fs01.corp.example``,
+   ``aduser`` finds ``Get-ADUser`` and ``incident response`` finds ``incident-response``
+   (numeric parts such as the ``0`` of an IP address are not emitted: they would match
+   everything).
 3. Only the non-ASCII remainder is given to the Japanese tokenizer, so that janome never splits
-   technical tokens (it would cut ``fs01`` into ``fs`` + ``01``).
+   technical tokens (it would cut ``fs01`` into ``fs`` + ``01``) and never sees English words.
 
 ``JanomeTokenizer`` emits base forms of content words (see ``CONTENT_POS``), and
 ``CharBigramTokenizer`` emits character bigrams. ``get_tokenizer`` builds one by name.
+
+A tokenizer's ``version`` changes whenever its output for the same text changes; an index
+records ``name`` and ``version`` (``core.ingest.indexer``), so that an index built by an older
+version is rebuilt instead of being queried with terms it does not contain. Version 2: English
+stemming and stop words.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from core.text.english import is_plain_word, is_stop_word, stem
 from core.text.normalize import translation_table
 
 if TYPE_CHECKING:
@@ -50,6 +62,7 @@ class Tokenizer(Protocol):
     """What BM25 indexes and queries need: a stable name and a text -> terms function."""
 
     name: str
+    version: int
 
     def tokenize(self, text: str) -> list[str]: ...
 
@@ -89,17 +102,32 @@ def _prepare(text: str) -> str:
     return text
 
 
+def _word_term(word: str) -> list[str]:
+    """A plain English word: its stem, or nothing for a stop word."""
+    return [] if is_stop_word(word) else [stem(word)]
+
+
 def _ascii_terms(token: str) -> list[str]:
-    """The lowercased token, then its lettered parts when it is compound."""
+    """A plain word's stem; else the lowercased token, then its lettered parts when compound."""
+    if is_plain_word(token):
+        return _word_term(token)
     lowered = token.lower()
     if lowered.strip("_") == "":
         return []
     terms = [lowered]
     if not lowered.startswith("-") and len(lowered) > 1:
-        parts = _ASCII_PART.findall(lowered)
-        if len(parts) > 1 or (parts and parts[0] != lowered):
-            terms.extend(part for part in parts if part != lowered)
+        parts = _ASCII_PART.findall(token)
+        if len(parts) > 1 or (parts and parts[0] != token):
+            for part in parts:
+                if part == token:
+                    continue
+                terms.extend(_word_term(part) if is_plain_word(part) else [part.lower()])
     return terms
+
+
+def _ascii_surface(token: str) -> bool:
+    """Whether an ASCII token is worth highlighting: not a stop word."""
+    return not (is_plain_word(token) and is_stop_word(token))
 
 
 def _segments(text: str) -> Iterator[tuple[bool, str]]:
@@ -169,6 +197,7 @@ class JanomeTokenizer:
     """Base forms of Japanese content words (janome) plus protected, lowercased ASCII tokens."""
 
     name = "janome"
+    version = 2
 
     def tokenize(self, text: str) -> list[str]:
         terms: list[str] = []
@@ -183,11 +212,13 @@ class JanomeTokenizer:
         return [self.tokenize(text) for text in texts]
 
     def surface_terms(self, text: str) -> list[str]:
-        """Surface forms (and base forms when different) of content words, ASCII tokens as written."""
+        """Surface forms (and base forms when different) of content words; ASCII tokens as
+        written, English stop words left out."""
         terms: list[str] = []
         for is_ascii, piece in _segments(_prepare(text)):
             if is_ascii:
-                terms.append(piece)
+                if _ascii_surface(piece):
+                    terms.append(piece)
             else:
                 for surface, base in _janome_words(piece):
                     terms.append(surface)
@@ -215,16 +246,18 @@ class CharBigramTokenizer:
     """
 
     name = "char-bigram"
+    version = 2
 
     def tokenize(self, text: str) -> list[str]:
         terms: list[str] = []
-        for match in _ASCII_OR_RUN.finditer(_prepare(text).lower()):
+        for match in _ASCII_OR_RUN.finditer(_prepare(text)):
             run = match.group("run")
             if run is None:
                 terms.extend(_ascii_terms(match.group()))
             elif len(run) == 1:
-                terms.append(run)
+                terms.append(run.lower())
             else:
+                run = run.lower()
                 terms.extend(map(str.__add__, run, run[1:]))
         return terms
 
@@ -232,11 +265,13 @@ class CharBigramTokenizer:
         return [self.tokenize(text) for text in texts]
 
     def surface_terms(self, text: str) -> list[str]:
-        """The runs of Japanese characters and the ASCII tokens as written in ``text``."""
+        """The runs of Japanese characters and the ASCII tokens as written in ``text``,
+        English stop words left out."""
         terms: list[str] = []
         for is_ascii, piece in _segments(_prepare(text)):
             if is_ascii:
-                terms.append(piece)
+                if _ascii_surface(piece):
+                    terms.append(piece)
             else:
                 terms.extend(_NON_ASCII_RUN.findall(piece))
         return terms
@@ -282,11 +317,15 @@ def query_terms(text: str, tokenizer: Tokenizer) -> list[str]:
     - janome: the surface form of each content word, followed by its base form when that
       differs and is not written in kana only (``見られる`` gives ``見``, ``見る``; ``削除した``
       gives ``削除``, its base ``する`` being kana only); ASCII tokens as written in the query
-      (``Get-ADUser``), without the lettered parts that BM25 also indexes;
+      (``Get-ADUser``, ``isolating``), without the lettered parts that BM25 also indexes and
+      without English stop words;
     - char-bigram: the runs of Japanese characters (``梅雨の時期は``) and the ASCII tokens.
 
     Other tokenizers fall back to their ``tokenize`` output. Single kana characters are dropped.
     Deduplication is case-insensitive and keeps the first spelling, so match case-insensitively.
+    A plain English word is matched by stem, not spelling (``core.retrieval.searcher.find_offsets``
+    and ``core.generation.extractive.term_coverage`` use ``core.text.english``): ``isolate``
+    finds ``isolating``.
     """
     surface_terms = getattr(tokenizer, "surface_terms", None)
     raw = surface_terms(text) if callable(surface_terms) else tokenizer.tokenize(text)

@@ -103,6 +103,27 @@ def test_build_then_incremental_only_changed_file_is_embedded(settings, runbook_
     assert "vpn.md" not in {k for k, _ in corpus.keyword.search(["vpn"], 10)}
 
 
+def test_an_index_from_an_older_tokenizer_or_chunker_is_rebuilt(settings, runbook_dir):
+    english = "# Ransomware\n\n## Containment\n1. Isolating the infected hosts comes first.\n"
+    write(runbook_dir, "ransomware.md", english)
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    corpus = corpus_for(settings, runbook_dir)
+    update_corpus(corpus, runbook_dir)
+    params = corpus.store.get_meta("chunk_params")
+    # the tokenizer and chunker versions are part of what an index records
+    assert f"{corpus.tokenizer.name}.{corpus.tokenizer.version}" in params
+    # an index written before versions were recorded (unstemmed tokens) ...
+    corpus.store.set_meta("chunk_params", "500/50/janome")
+    report = update_corpus(corpus, runbook_dir)
+    # ... is re-chunked and re-tokenized although no file changed
+    assert sorted(report.updated) == ["ransomware.md", "vpn.md"] and not report.unchanged
+    assert corpus.store.get_meta("chunk_params") == params
+    for row in corpus.store.iter_chunks():
+        assert list(row.tokens) == corpus.tokenizer.tokenize(row.chunk.text)
+    hits = corpus.keyword.search(corpus.tokenizer.tokenize("isolate infected host"), 5)
+    assert hits and hits[0][0].startswith("ransomware.md")
+
+
 def test_chunks_carry_metadata_and_spans(settings, runbook_dir):
     write(runbook_dir, "vpn.md", RUNBOOK_A)
     corpus = corpus_for(settings, runbook_dir)

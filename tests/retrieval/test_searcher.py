@@ -153,3 +153,34 @@ def test_search_runbooks_pipeline(sample_settings):
 def test_find_offsets():
     assert find_offsets("VPN と vpn と VPN接続", ["vpn", "VPN接続"]) == [(0, 3), (6, 9), (12, 17)]
     assert find_offsets("abc", []) == []
+
+
+def test_find_offsets_matches_english_words_by_stem():
+    text = "Isolating the host: isolate it, then read the catalog and the logs."
+    marked = [text[s:e] for s, e in find_offsets(text, ["isolate", "log"])]
+    assert marked == ["Isolating", "isolate", "logs"]  # whole words; not the "log" of catalog
+    # identifiers and Japanese terms still match as written, the longest occurrence winning
+    text = "Get-ADUser で確認し、EDRの隔離とget を使う"
+    marked = [text[s:e] for s, e in find_offsets(text, ["Get-ADUser", "get", "EDR", "隔離"])]
+    assert marked == ["Get-ADUser", "EDR", "隔離", "get"]
+
+
+def test_english_query_highlights_inflected_words_in_an_english_corpus(settings, runbook_dir):
+    from core.ingest.indexer import update_corpus
+    from core.retrieval.corpus import open_corpus, runbook_spec
+
+    (runbook_dir / "ransomware.md").write_text(
+        "# Ransomware\n\n## Containment\n"
+        "1. Isolating the infected hosts comes first.\n"
+        "2. Preserve memory before anyone reboots the machines.\n",
+        encoding="utf-8",
+    )
+    corpus = open_corpus(runbook_spec(settings, runbook_dir), settings)
+    update_corpus(corpus, runbook_dir)
+    result = Searcher(corpus).search(make_query("How do I isolate an infected host?"))
+    item = result.results[0]
+    # the offsets point into the chunk body, which the item's text ends with
+    body = corpus.store.chunks_by_id([item.id])[item.id].chunk.body
+    assert item.content.text.endswith(body)
+    marked = {body[o.start : o.end] for o in item.highlights[0].offsets}
+    assert marked == {"Isolating", "infected", "hosts"}

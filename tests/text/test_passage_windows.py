@@ -9,7 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.schemas.documents import Document
-from core.text.chunking import chunk_document, passage_windows, sentence_spans, vector_texts
+from core.text.chunking import (
+    chunk_document,
+    content_units,
+    passage_windows,
+    sentence_spans,
+    vector_texts,
+)
 
 
 def article(text: str, title: str = "梅雨") -> Document:
@@ -57,7 +63,7 @@ def test_window_invariants(text: str, size: int) -> None:
     windows = passage_windows(text, size)
     covered: set[int] = set()
     for s, e in windows:
-        assert 0 <= s < e <= len(text) and e - s <= size
+        assert 0 <= s < e <= len(text) and content_units(text[s:e]) <= size
         assert text[s:e] == text[s:e].strip()
         covered.update(range(s, e))
     for (_, e1), (s2, _) in pairwise(windows):

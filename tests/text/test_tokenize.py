@@ -47,7 +47,10 @@ def test_technical_tokens_survive(name: str, text: str, token: str) -> None:
 
 def test_compound_ascii_tokens_also_emit_lettered_parts(janome: JanomeTokenizer) -> None:
     tokens = janome.tokenize("fs01.corp.example と 192.0.2.10 と Get-ADUser")
-    assert {"fs01", "corp", "example", "get", "aduser"} <= set(tokens)
+    assert {"fs01.corp.example", "192.0.2.10", "get-aduser"} <= set(tokens)
+    # each lettered part, queried alone, finds the compound (plain-word parts are stemmed)
+    for part in ("fs01", "corp", "example", "Get", "ADUser"):
+        assert janome.tokenize(part) and set(janome.tokenize(part)) <= set(tokens)
     assert "192" not in tokens and "0" not in tokens
 
 
@@ -64,7 +67,67 @@ def test_janome_drops_function_words_pronouns_and_symbols(janome: JanomeTokenize
 
 
 def test_janome_lowercases_ascii_and_handles_mixed_text(janome: JanomeTokenizer) -> None:
-    assert janome.tokenize("EDRでPowerShellを確認") == ["edr", "powershell", "確認"]
+    # English words are lowercased Snowball stems ("powershell" -> "powershel")
+    assert janome.tokenize("EDRでPowerShellを確認") == ["edr", "powershel", "確認"]
+
+
+# --- English -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["janome", "char-bigram"])
+def test_english_words_are_stemmed_lowercased_and_stop_worded(name: str) -> None:
+    tokenizer = get_tokenizer(name)
+    assert tokenizer.tokenize("Isolating the infected hosts from the network") == [
+        "isol",
+        "infect",
+        "host",
+        "network",
+    ]
+    # another inflection, another case: the same terms
+    assert tokenizer.tokenize("ISOLATE an Infected Host") == ["isol", "infect", "host"]
+    assert tokenizer.tokenize("How do I do it? Which of these were they?") == []
+    # the fragments of contractions go with their stop words
+    assert tokenizer.tokenize("Don't delete the user's logs") == ["delet", "user", "log"]
+
+
+def test_capitalized_acronyms_are_not_stop_words(janome: JanomeTokenizer) -> None:
+    assert janome.tokenize("IT teams, and it is OR that") == ["it", "team", "or"]
+    assert janome.tokenize("A plan") == ["plan"]  # one capital letter is a word, not an acronym
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("CVE-2024-1234", ["cve-2024-1234", "cve"]),
+        ("NIST SP 800-61", ["nist", "sp", "800-61"]),
+        ("192.168.10.5", ["192.168.10.5"]),
+        ("v2.3.1", ["v2.3.1", "v2"]),
+        ("OpenSSL 3.0.13", ["openssl", "3.0.13"]),
+        ("log4j", ["log4j"]),  # letters and digits: an identifier, not stemmed
+        ("4625", ["4625"]),
+        ("--force", ["--force"]),
+    ],
+)
+def test_english_identifiers_stay_whole(
+    janome: JanomeTokenizer, text: str, expected: list[str]
+) -> None:
+    assert janome.tokenize(text) == expected
+
+
+def test_hyphenated_english_words_match_the_separate_words(janome: JanomeTokenizer) -> None:
+    tokens = janome.tokenize("our incident-response process")
+    assert "incident-response" in tokens
+    assert set(janome.tokenize("incident response")) <= set(tokens)
+    # stop-word parts are dropped like words
+    assert janome.tokenize("out-of-band") == ["out-of-band", "band"]
+
+
+def test_mixed_japanese_and_english_in_one_index(janome: JanomeTokenizer) -> None:
+    tokens = janome.tokenize("感染端末をネットワークから隔離する (isolating the infected host)")
+    assert {"感染", "端末", "ネットワーク", "隔離", "isol", "infect", "host"} <= set(tokens)
+    # a query in either language reaches the same text
+    assert set(janome.tokenize("隔離の手順")) & set(tokens)
+    assert set(janome.tokenize("isolate infected hosts")) <= set(tokens)
 
 
 def test_empty_and_blank(janome: JanomeTokenizer, bigram: CharBigramTokenizer) -> None:
@@ -123,6 +186,19 @@ def test_query_terms_janome_surface_forms_in_order(janome: JanomeTokenizer) -> N
 
 def test_query_terms_is_case_insensitive_distinct(janome: JanomeTokenizer) -> None:
     assert query_terms("EDR edr ＥＤＲ のログ", janome) == ["EDR", "ログ"]
+
+
+def test_query_terms_keep_english_surface_forms_without_stop_words(
+    janome: JanomeTokenizer, bigram: CharBigramTokenizer
+) -> None:
+    for tokenizer in (janome, bigram):
+        terms = query_terms("How do I isolate the infected hosts? IT の手順", tokenizer)
+        assert terms[:4] == ["isolate", "infected", "hosts", "IT"]
+
+
+def test_tokenizers_have_a_version() -> None:
+    for name in tokenizer_names():
+        assert get_tokenizer(name).version >= 2  # 2: English stemming and stop words
 
 
 def test_query_terms_bigram_runs(bigram: CharBigramTokenizer) -> None:

@@ -13,7 +13,7 @@ import pytest
 from core.errors import InputError
 from core.ingest.wikipedia import Article, article_document, jsquad_articles, parse_sources
 from core.settings import Settings
-from core.text.chunking import chunk_document
+from core.text.chunking import chunk_document, content_units
 from core.wiki.devset import make_dev_set, read_dev_set
 from tests.support.jsquad_fixture import ARTICLES, question_count, write_jsquad
 
@@ -59,9 +59,11 @@ def test_article_chunks_are_450_with_60_overlap(rebuilt):
     assert len(chunks) >= 3
     assert sum(len(c) > 1 for _, c in rebuilt.values()) >= 2  # more than one multi-chunk article
     for a, b in itertools.pairwise(chunks):
-        assert len(a.body) <= 450 and a.body == doc.text[a.start : a.end]
+        # sizes in content units (core.text.windows): characters for Japanese text
+        assert content_units(a.body) <= 450 and a.body == doc.text[a.start : a.end]
         assert a.start < b.start and a.end < b.end
-        assert 0 < a.end - b.start <= 60  # consecutive windows share at most the overlap
+        # consecutive windows share at most the overlap
+        assert b.start < a.end and content_units(doc.text[b.start : a.end]) <= 60
     assert chunks[0].start == 0 and chunks[-1].end == len(doc.text)
     assert [c.chunk_index for c in chunks] == list(range(len(chunks)))
 
