@@ -199,9 +199,11 @@ class Outcome:
     top_file: str = ""
     top_heading: str = ""
     refused: bool = False
+    ambiguous: bool = False  # answered with the ambiguity template (no search)
     danger: bool = False
     danger_terms: list[str] = field(default_factory=list)
     error: str | None = None
+    evidence: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
 
     @property
@@ -310,16 +312,15 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def format_table(table: dict[str, dict[str, Ratio]], counts: dict[str, int]) -> str:
-    head = f"{'pair':<9}{'n':>4}" + "".join(f"{METRIC_LABELS[m]:>18}" for m in METRICS)
+    """The figures as a table: one row per pair, each cell ``value (hits/total)``."""
+    head = f"{'pair':<9}{'n':>4}" + "".join(f"{METRIC_LABELS[m]:>17}" for m in METRICS)
     lines = [head, "-" * len(head)]
     for pair, row in table.items():
-        cells = []
-        for m in METRICS:
-            r = row[m]
-            cells.append(
-                f"{'—':>18}" if r.value is None else f"{r.value:>7.2f} ({r.hits:>3}/{r.total:<3})  "
-            )
-        lines.append(f"{pair:<9}{counts.get(pair, 0):>4}" + "".join(f"{c:>18}" for c in cells))
+        cells = [
+            "—" if r.value is None else f"{r.value:.2f} ({r.hits}/{r.total})"
+            for r in (row[m] for m in METRICS)
+        ]
+        lines.append(f"{pair:<9}{counts.get(pair, 0):>4}" + "".join(f"{c:>17}" for c in cells))
     return "\n".join(lines)
 
 
@@ -387,9 +388,11 @@ def ask_all(questions: Sequence[Question], folder: Path, settings) -> list[Outco
                 top_file=top.file if top else "",
                 top_heading=top.heading if top else "",
                 refused=answer.flags.insufficient_evidence,
+                ambiguous=answer.flags.ambiguous_query,
                 danger=answer.flags.dangerous_operation,
                 danger_terms=list(answer.dangerous_terms),
                 error=answer.error,
+                evidence=dict(answer.evidence),
                 seconds=seconds,
             )
         )
@@ -405,6 +408,15 @@ def print_failures(outcomes: Sequence[Outcome]) -> None:
             print(f"    expected: {' | '.join(o.expected_files)} § {o.expected_section}")
         print(f"    got:      {o.top_file or '-'} § {o.top_heading or '-'}")
         flags = [f"refused={o.refused}", f"danger={o.danger}"]
+        if o.ambiguous:
+            flags.append("ambiguous=True")
+        if o.evidence:
+            flags.append(
+                "evidence="
+                + ",".join(
+                    f"{k}:{v:.2f}" for k, v in o.evidence.items() if isinstance(v, (int, float))
+                )
+            )
         if o.danger_terms:
             flags.append(f"terms={','.join(o.danger_terms)}")
         if o.error:
