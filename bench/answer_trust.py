@@ -399,6 +399,19 @@ def ask_all(questions: Sequence[Question], folder: Path, settings) -> list[Outco
     return out
 
 
+def build_progress(every_s: float = 15.0):
+    """A progress callback for ``index_runbooks`` that prints to stderr at most every ``every_s``."""
+    last = [0.0]
+
+    def report(done: int, total: int, message: str) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= every_s:
+            last[0] = now
+            print(f"  index: {done}/{total} {message}", file=sys.stderr, flush=True)
+
+    return report
+
+
 def print_failures(outcomes: Sequence[Outcome]) -> None:
     failed = [o for o in outcomes if o.failures()]
     print(f"\nfailed questions: {len(failed)} of {len(outcomes)}")
@@ -470,7 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from core.runbooks import index_runbooks
 
     t0 = time.perf_counter()
-    report = index_runbooks(settings, folder)
+    report = index_runbooks(settings, folder, build_progress())
     build_s = time.perf_counter() - t0
     fresh = not report.unchanged
 
