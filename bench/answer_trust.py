@@ -73,6 +73,7 @@ class Question:
     section: str = ""  # heading text or a prefix of it
     answerable: bool = True
     dangerous: bool = False
+    section_translated: str = ""  # the section in the PagerDuty translation (for --subset)
 
 
 def load_questions(path: Path) -> tuple[str, list[Question]]:
@@ -95,6 +96,7 @@ def load_questions(path: Path) -> tuple[str, list[Question]]:
                 section=str(raw.get("section", "")),
                 answerable=bool(raw["answerable"]),
                 dangerous=bool(raw["dangerous"]),
+                section_translated=str(raw.get("section_translated", "")),
             )
         except (KeyError, TypeError) as exc:
             raise SystemExit(f"question file {path}: entry {n} lacks {exc}") from exc
@@ -122,7 +124,7 @@ def restrict(q: Question, present: set[str]) -> Question | None:
 
     Expected files that are absent are dropped; when a PagerDuty page is absent but its
     translation is present, the translation is expected instead (``pagerduty-ja/x.md`` ↔
-    ``pagerduty-en/x.md``). The pair's answer side is the language of the expected files kept.
+    ``pagerduty-en/x.md``), with its section ``section_translated`` (empty: not scored). The pair's answer side is the language of the expected files kept.
     """
     if not q.answerable:
         return q
@@ -132,9 +134,18 @@ def restrict(q: Question, present: set[str]) -> Question | None:
         files.extend(c for c in candidates if c not in files)
     if not files:
         return None
+    translated = not any(f in present for f in q.files)
+    section = q.section_translated if translated else q.section
     langs = {file_language(f) for f in files}
     answer_lang = q.language if q.language in langs else sorted(langs)[0]
-    return Question(**{**asdict(q), "files": tuple(files), "pair": f"{q.language}→{answer_lang}"})
+    return Question(
+        **{
+            **asdict(q),
+            "files": tuple(files),
+            "section": section,
+            "pair": f"{q.language}→{answer_lang}",
+        }
+    )
 
 
 def translations(name: str) -> list[str]:

@@ -106,10 +106,13 @@ def q(**kw) -> Question:
 
 
 def test_restrict_substitutes_the_translation_and_recomputes_the_pair() -> None:
-    got = restrict(q(), {"docs-en/a.md", "pdf/n.pdf"})
+    got = restrict(q(section_translated="T"), {"docs-en/a.md", "pdf/n.pdf"})
     assert got is not None
     assert got.files == ("docs-en/a.md",)
     assert got.pair == "ja→en"
+    assert got.section == "T"
+    untranslated = restrict(q(), {"docs-en/a.md"})
+    assert untranslated is not None and untranslated.section == ""
     same = restrict(q(), {"docs-ja/a.md", "docs-en/a.md"})
     assert same is not None and same.files == ("docs-ja/a.md",) and same.pair == "ja→ja"
 
