@@ -15,7 +15,7 @@ from core.evaluation.summary import summarize
 from core.settings import PROJECT_ROOT
 from tests.conftest import make_settings
 
-PAGE = str(PROJECT_ROOT / "pages" / "dashboard.py")
+PAGE = str(PROJECT_ROOT / "views" / "dashboard.py")
 JST = timezone(timedelta(hours=9))
 DAY1, DAY2 = date(2025, 6, 14), date(2025, 6, 16)
 HOSTILE = "<script>alert(1)</script> **太字** [link](http://x)"

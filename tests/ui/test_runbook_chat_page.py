@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.settings import PROJECT_ROOT
 
-PAGE = str(PROJECT_ROOT / "pages" / "runbook_chat.py")
+PAGE = str(PROJECT_ROOT / "views" / "runbook_chat.py")
 
 
 @pytest.fixture

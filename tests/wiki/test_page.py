@@ -13,7 +13,7 @@ from tests.conftest import make_settings
 from tests.support.jsquad_fixture import SMALL_TITLES, write_jsquad
 from ui.wiki import check_page_sources
 
-PAGE = str(PROJECT_ROOT / "pages" / "wiki_qa.py")
+PAGE = str(PROJECT_ROOT / "views" / "wiki_qa.py")
 
 
 def page(monkeypatch, state, **env) -> AppTest:
