@@ -9,6 +9,7 @@ from core.wiki.index import wiki_status
 from core.wiki.qa import WikiConfig, ask
 from core.wiki.search import DEFAULT_MODE
 from ui.resources import settings as get_settings
+from ui.resources import shown_time
 from ui.wiki import (
     DATASETS_HINT_JA,
     check_page_sources,
@@ -32,7 +33,7 @@ status = wiki_status(settings)
 if status.built:
     st.success(
         f"インデックス: 記事 {status.articles:,} 件・チャンク {status.chunks:,} 件"
-        f"・埋め込み {status.embedder}（{status.dim} 次元）・最終構築 {status.built_at}"
+        f"・埋め込み {status.embedder}（{status.dim} 次元）・最終構築 {shown_time(status.built_at)}"
         + (
             f"・ベクトルは {status.vector_window} 文字以内のパッセージ単位"
             if status.vector_window
