@@ -33,7 +33,7 @@ with st.sidebar:
 
     folder = None
     try:
-        folder = runbook_folder(settings, folder_text, check_allowed=True)
+        folder = runbook_folder(settings, folder_text, check_allowed=True, must_exist=True)
     except WorkbenchError as exc:
         st.error(exc.user_message)
 

@@ -63,3 +63,11 @@ def test_rebuild_is_incremental(page):
     assert any(
         "変更なし" in s.value and "埋め込み 0 チャンク" in s.value for s in page.sidebar.success
     )
+
+
+def test_missing_folder_is_reported_in_the_sidebar_at_once(page):
+    missing = PROJECT_ROOT / "data" / "no-such-runbooks"
+    page.sidebar.text_input[0].set_value(str(missing)).run()
+    assert not page.exception
+    assert any("見つかりません" in e.value and str(missing) in e.value for e in page.sidebar.error)
+    assert page.sidebar.button[0].disabled  # nothing to rebuild
