@@ -39,7 +39,10 @@ def check_page(browser, url: str, info) -> None:
         )
         assert ".py" not in page.title() and "interview" not in page.title(), page.title()
         assert main.bounding_box()["width"] > CENTERED_MAX_WIDTH + 100
-        page.wait_for_timeout(1500)  # let the page body settle for the screenshot
+        # the screenshot shows the page once its script has finished running
+        page.wait_for_timeout(1000)
+        page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=60_000)
+        page.wait_for_timeout(500)
         save_screenshot(page, url_path(info.path) or "home")
     finally:
         page.close()
