@@ -35,12 +35,15 @@ run: setup
 index: setup
 	$(PY) -m core index runbooks
 
-## Chromium from Debian's packages for the browser test (Playwright drives it; no download).
+## Chromium, a Japanese font and an emoji font from Debian's packages for the browser test (Playwright drives it;
+## no download). Without the font, screenshots show boxes for every Japanese character.
+BROWSER_PACKAGES := chromium fonts-noto-cjk fonts-noto-color-emoji
 browser-deps:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@{ command -v chromium >/dev/null 2>&1 && dpkg -s fonts-noto-cjk fonts-noto-color-emoji >/dev/null 2>&1; } || { \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 || \
-		{ $$SUDO apt-get update >/dev/null && $$SUDO apt-get install -y --no-install-recommends chromium; }; }
+		$$SUDO apt-get install -y --no-install-recommends $(BROWSER_PACKAGES) >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update >/dev/null && \
+		  $$SUDO apt-get install -y --no-install-recommends $(BROWSER_PACKAGES); }; }
 
 ## Set up and run the whole test suite (lint included).
 test: setup-dev browser-deps

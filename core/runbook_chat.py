@@ -16,8 +16,14 @@ from pathlib import Path
 from core import guardrails
 from core.audit import record_answer
 from core.errors import LLMError, WorkbenchError
-from core.generation.citations import excerpt, markers_in, strip_invented_markers
-from core.generation.extractive import Evidence, extractive_answer
+from core.generation.citations import (
+    MARKER_RE,
+    excerpt,
+    markers_in,
+    renumber_markers,
+    strip_invented_markers,
+)
+from core.generation.extractive import Evidence, extractive_answer, split_units
 from core.generation.llm import complete
 from core.retrieval.hits import Hit
 from core.retrieval.searcher import SearchOutcome
@@ -117,6 +123,22 @@ def _citations(hits: Sequence[Hit], answer_text: str) -> list[Citation]:
             )
         )
     return out
+
+
+def _renumber(answer: Answer) -> None:
+    """Per answer, the cited sources are [1]..[m] without gaps (text and list alike); the sources
+    it did not cite follow."""
+    text, mapping = renumber_markers(answer.answer, [c.n for c in answer.citations])
+    answer.answer = text
+    for c in answer.citations:
+        c.n = mapping[c.n]
+    answer.citations.sort(key=lambda c: c.n)
+
+
+def _unsaid(text: str, said: str) -> str:
+    """A passage without the steps and sentences the previous answer already gave."""
+    kept = [u for u in split_units(text) if u.text not in said]
+    return "\n".join(f"- {u.text}" if u.kind == "bullet" else u.text for u in kept)
 
 
 def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.EvidenceGrade:
@@ -224,18 +246,25 @@ def _answer(
     elif settings.llm_enabled:
         answer = _llm_answer(question, history, outcome, settings, trace, corpus)
     else:
-        answer = _extractive(question, outcome, corpus)
+        # a follow-up asks for more than the previous answer gave
+        said = MARKER_RE.sub("", history[-1].answer) if rewritten else ""
+        answer = _extractive(question, outcome, corpus, said)
+    _renumber(answer)
     answer.rewritten_query = rewritten
     answer.query_terms = terms
     answer.evidence = grade.as_dict()
     return answer
 
 
-def _extractive(question: str, outcome: SearchOutcome, corpus) -> Answer:
+def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -> Answer:
     evidence = [
         Evidence(str(n), h.chunk.body, h.chunk.heading or h.chunk.title, h.combined)
         for n, h in enumerate(outcome.hits, start=1)
     ]
+    if said:
+        fresh = [Evidence(e.label, _unsaid(e.text, said), e.heading, e.score) for e in evidence]
+        if any(e.text.strip() for e in fresh):
+            evidence = [e for e in fresh if e.text.strip()]
     result = extractive_answer(
         question, evidence, outcome.terms, corpus.embedder, outcome.query_vector
     )

@@ -10,25 +10,48 @@ import fcntl
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.errors import IndexStateError
+from core.errors import IndexStateError, InputError
 from core.ingest.indexer import IndexReport, Progress, resolve_allowed_folder, update_corpus
-from core.retrieval.corpus import Corpus, open_corpus, runbook_spec
+from core.retrieval.corpus import Corpus, CorpusSpec, open_corpus, runbook_spec
 from core.retrieval.searcher import Searcher, SearchOutcome, make_query
 from core.settings import Settings
 
 
-def runbook_folder(settings: Settings, data: str | Path | None, check_allowed: bool = True) -> Path:
-    """The folder to use: the sample runbooks by default; user input must be under an allowed root."""
+def runbook_folder(
+    settings: Settings,
+    data: str | Path | None,
+    check_allowed: bool = True,
+    must_exist: bool = False,
+) -> Path:
+    """The folder to use: the sample runbooks by default; user input must be under an allowed root.
+    With ``must_exist``, a folder that is not there is an error now, not at the first question."""
     if data is None or str(data).strip() == "":
-        return settings.runbooks_dir.resolve()
-    if check_allowed:
-        return resolve_allowed_folder(data, settings.allowed_roots)
-    return Path(data).expanduser().resolve()
+        folder = settings.runbooks_dir.expanduser().resolve()
+    elif check_allowed:
+        folder = resolve_allowed_folder(data, settings.allowed_roots)
+    else:
+        folder = Path(data).expanduser().resolve()
+    if must_exist and not folder.is_dir():
+        if folder.exists():
+            raise InputError(f"「{folder}」はフォルダではありません。")
+        raise InputError(f"フォルダ「{folder}」が見つかりません。パスを確認してください。")
+    return folder
+
+
+SAMPLE_RUNBOOKS = Path(Settings.model_fields["runbooks_dir"].default)
+
+
+def runbook_index_spec(settings: Settings, folder: Path | None = None) -> CorpusSpec:
+    """The index of a runbook folder depends on the folder alone, not on how it was named
+    (``--data``, ``WB_RUNBOOKS_DIR`` or the page): the shipped samples are ``runbooks``, any other
+    folder ``runbooks-<hash of its resolved path>``."""
+    folder = (folder or settings.runbooks_dir).expanduser().resolve()
+    return runbook_spec(settings.model_copy(update={"runbooks_dir": SAMPLE_RUNBOOKS}), folder)
 
 
 def runbook_corpus(settings: Settings, data: str | Path | None = None) -> Corpus:
     return open_corpus(
-        runbook_spec(settings, runbook_folder(settings, data, check_allowed=False)), settings
+        runbook_index_spec(settings, runbook_folder(settings, data, check_allowed=False)), settings
     )
 
 
@@ -57,7 +80,7 @@ def index_runbooks(
 ) -> IndexReport:
     """Build or incrementally update the runbook indexes of ``data`` (default: the samples)."""
     folder = runbook_folder(settings, data, check_allowed)
-    corpus = open_corpus(runbook_spec(settings, folder), settings)
+    corpus = open_corpus(runbook_index_spec(settings, folder), settings)
     with build_lock(corpus):
         return update_corpus(corpus, folder, progress)
 

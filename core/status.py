@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.retrieval.corpus import runbook_spec
+from core.runbooks import runbook_index_spec
 from core.settings import Settings
 
 
@@ -60,7 +60,7 @@ def workbench_status(settings: Settings) -> WorkbenchStatus:
         chat_model=settings.chat_model if settings.llm_enabled else None,
         state_root=str(settings.state_root),
         indexes=[
-            _store_status(runbook_spec(settings).name, settings),
+            _store_status(runbook_index_spec(settings).name, settings),
             _store_status(settings.wiki_index_dir.name, settings),
         ],
     )

@@ -196,3 +196,74 @@ def test_script_in_a_runbook_is_escaped(settings, runbook_dir):
     rendered = highlight_html(c.text, a.query_terms)
     assert "<script>" not in rendered and "&lt;script&gt;" in rendered
     assert "<img" not in rendered
+
+
+def cited_numbers(a) -> tuple[list[int], list[int]]:
+    from core.generation.citations import markers_in
+
+    return sorted(int(m) for m in markers_in(a.answer)), sorted(c.n for c in a.citations if c.cited)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["VPN にログインできない利用者への対応", "ランサムウェアに感染した端末をどう隔離しますか"],
+)
+def test_citations_are_numbered_per_answer_without_gaps(sample_settings, question):
+    a = ask(question, [], cfg(write_audit=False), sample_settings)
+    in_text, in_list = cited_numbers(a)
+    assert in_text and in_text == in_list == list(range(1, len(in_text) + 1))
+    assert [c.n for c in a.citations] == list(range(1, len(a.citations) + 1))
+    follow = ask(
+        "その詳細は？",
+        [Exchange(a.question, a.answer, a.question)],
+        cfg(write_audit=False),
+        sample_settings,
+    )
+    in_text, in_list = cited_numbers(follow)
+    assert in_text and in_text == in_list == list(range(1, len(in_text) + 1))
+
+
+def test_follow_up_gives_more_than_the_first_answer(sample_settings):
+    from core.generation.citations import MARKER_RE
+
+    def lines(text: str) -> set[str]:
+        return {
+            " ".join(MARKER_RE.sub("", line).split()).lstrip("- ")
+            for line in text.splitlines()
+            if MARKER_RE.search(line) and not line.rstrip().endswith(":")
+        }
+
+    first = ask("VPN にログインできない利用者への対応", [], cfg(write_audit=False), sample_settings)
+    second = ask(
+        "その詳細は？",
+        [Exchange(first.question, first.answer, first.question)],
+        cfg(write_audit=False),
+        sample_settings,
+    )
+    assert second.rewritten_query and not second.flags.insufficient_evidence
+    said, new = lines(first.answer), lines(second.answer)
+    assert new and len(new & said) <= len(new) // 2, (first.answer, second.answer)
+
+
+def test_a_folder_is_one_index_however_it_is_named(tmp_path):
+    """`--data DIR` and `WB_RUNBOOKS_DIR=DIR` name the same folder: one index, built once."""
+    from core.runbooks import index_runbooks, runbook_corpus, runbook_index_spec
+    from core.status import workbench_status
+    from tests.ingest.test_indexer import RUNBOOK_A
+
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "vpn.md").write_text(RUNBOOK_A, encoding="utf-8")
+    by_env = make_settings(tmp_path / "state", books)  # WB_RUNBOOKS_DIR=DIR
+    by_flag = make_settings(tmp_path / "state")  # --data DIR, samples configured
+    index_runbooks(by_env, None)
+    for settings, data in ((by_env, None), (by_flag, books), (by_flag, str(books) + "/")):
+        spec = runbook_index_spec(settings, runbook_corpus(settings, data).spec.source_dir)
+        assert spec.name == runbook_index_spec(by_env).name
+        assert runbook_corpus(settings, data).store.manifest(), (settings.runbooks_dir, data)
+    again = index_runbooks(by_flag, books, check_allowed=False)
+    assert not again.added and not again.updated  # nothing rebuilt
+    status = workbench_status(by_env).indexes[0]
+    assert status.built and status.name == runbook_index_spec(by_env).name
+    # the shipped samples keep the plain name
+    assert runbook_index_spec(by_flag).name == "runbooks"

@@ -21,10 +21,12 @@ from core.evaluation.audit_stats import (
     answer_modes,
     daily,
     flag_rates_long,
+    labelled,
     overview,
 )
 from core.evaluation.logs import AuditLog, read_record
 from core.settings import Settings
+from ui.resources import settings, shown_time
 
 MAX_DRILL_RECORDS = 200
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
@@ -41,11 +43,13 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 def table(frame: pd.DataFrame, key: str, filename: str, **kwargs) -> None:
-    """A dataframe and its CSV download."""
-    st.dataframe(frame, hide_index=True, key=f"df-{key}", **kwargs)
+    """A dataframe and its CSV download, both as the user reads them (``labelled``: Japanese
+    column names, codes as labels, times in the workbench's time zone)."""
+    shown = labelled(frame, settings().timezone)
+    st.dataframe(shown, hide_index=True, key=f"df-{key}", **kwargs)
     st.download_button(
         "CSV をダウンロード",
-        csv_bytes(frame),
+        csv_bytes(shown),
         file_name=filename,
         mime="text/csv",
         key=f"csv-{key}",
@@ -122,20 +126,11 @@ def render_chain(chain: pd.DataFrame) -> None:
     with st.expander("監査チェーンの状態（ファイル別）", expanded=not broken.empty):
         shown = chain.assign(
             状態=chain["ok"].map({True: "正常", False: "異常"}),
-            first_bad_line=chain["first_bad_line"].map(lambda v: "" if pd.isna(v) else int(v)),
+            first_bad_line=chain["first_bad_line"].map(lambda v: "" if pd.isna(v) else str(int(v))),
             reason=chain["reason"].fillna(""),
         )
         table(
-            shown[["file", "lines", "状態", "first_bad_line", "reason"]].rename(
-                columns={
-                    "file": "ファイル",
-                    "lines": "検証済み行数",
-                    "first_bad_line": "異常の行",
-                    "reason": "理由",
-                }
-            ),
-            "chain",
-            "audit_chain.csv",
+            shown[["file", "lines", "状態", "first_bad_line", "reason"]], "chain", "audit_chain.csv"
         )
 
 
@@ -236,23 +231,7 @@ def render_audit(
             "tokens",
         )
     st.markdown("**日別の集計**")
-    table(
-        days.rename(
-            columns={
-                "date": "日付",
-                "questions": "質問数",
-                "latency_p50": "p50 (秒)",
-                "latency_p95": "p95 (秒)",
-                "insufficient_evidence_rate": "根拠不足率",
-                "dangerous_operation_rate": "危険操作率",
-                "ambiguous_query_rate": "曖昧率",
-                "total_tokens": "トークン",
-                "cost_usd": "コスト (USD)",
-            }
-        ),
-        "daily",
-        "audit_daily.csv",
-    )
+    table(days, "daily", "audit_daily.csv")
     render_audit_drilldown(frame, settings)
 
 
@@ -260,7 +239,7 @@ def _record_label(row: pd.Series) -> str:
     page = PAGE_LABELS.get(row["page"], row["page"])
     query = " ".join(str(row["query"] or "").split())
     query = query if len(query) <= 40 else query[:39] + "…"
-    return f"{str(row['timestamp'])[:19].replace('T', ' ')}｜{page}｜{query}"
+    return f"{shown_time(row['timestamp'], seconds=True)}｜{page}｜{query}"
 
 
 def render_audit_drilldown(frame: pd.DataFrame, settings: Settings) -> None:
@@ -272,18 +251,7 @@ def render_audit_drilldown(frame: pd.DataFrame, settings: Settings) -> None:
     shown = shown.sort_values("timestamp", ascending=False).head(MAX_DRILL_RECORDS)
     records = shown[
         ["timestamp", "page", "query", "answer_mode", "latency_sec", *FLAG_LABELS, "file", "line"]
-    ].rename(
-        columns={
-            "timestamp": "日時",
-            "page": "ページ",
-            "query": "質問",
-            "answer_mode": "回答モード",
-            "latency_sec": "処理時間 (秒)",
-            **FLAG_LABELS,
-            "file": "ファイル",
-            "line": "行",
-        }
-    )
+    ]
     table(records, "records", "audit_records.csv")
     if shown.empty:
         st.caption("該当する記録はありません。")
@@ -309,7 +277,7 @@ def render_audit_record(record: AuditRecord) -> None:
     on = [FLAG_LABELS.get(k, k) for k, v in record.flags.items() if v]
     mode = MODE_LABELS.get(record.answer_mode, record.answer_mode)
     st.caption(
-        f"{record.timestamp} ／ {PAGE_LABELS.get(record.page, record.page)}"
+        f"{shown_time(record.timestamp, seconds=True)} ／ {PAGE_LABELS.get(record.page, record.page)}"
         f" ／ 回答モード: {mode} ／ {record.processing_time_sec} 秒"
         f" ／ フラグ: {'、'.join(on) or 'なし'}"
     )

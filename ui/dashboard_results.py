@@ -19,13 +19,14 @@ from core.evaluation.runs import QuestionSetRuns
 from core.evaluation.scores import CRITERIA, CRITERION_LABELS, JUDGE_LABELS
 from core.settings import Settings
 from ui.dashboard import chart, fmt_pct, plain_label, table
+from ui.resources import shown_time
 
 # --- evaluation results -----------------------------------------------------------------------
 
 
 def _run_label(run: EvaluationRun) -> str:
     state = "" if run.status == "completed" else "（実行中／中断）"
-    return f"{run.created_at[:16].replace('T', ' ')}｜{JUDGE_LABELS[run.judge]}{state}"
+    return f"{shown_time(run.created_at)}｜{JUDGE_LABELS[run.judge]}{state}"
 
 
 def render_evaluation(runs: list, problems: list[str]) -> None:
@@ -205,8 +206,9 @@ def render_recall(
         st.warning(message)
     if summary.empty:
         st.info(
-            "Recall@K の結果がありません。`python -m core wiki eval --dev dev.jsonl --json` の出力を"
-            f" {recall_dir(settings.eval_dir)} に JSON ファイルとして保存すると、インデックスの構築ごとに表示されます。"
+            "Recall@K の結果がありません。`python -m core wiki eval --dev dev.jsonl` を実行すると、"
+            f"結果が自動的に {recall_dir(settings.eval_dir)} に保存され、ここにインデックスの構築ごとに"
+            "表示されます。"
         )
         return
     st.markdown("**Recall@K（インデックスの構築別）**")
@@ -293,13 +295,24 @@ def render_interview(kpis: InterviewKPIs) -> None:
             ],
         )
     )
+    # A value of 0 has no bar: every bar carries its value as text, so the 0 is seen.
+    values = (
+        alt.Chart(status)
+        .mark_text(dy=-6, fontSize=11)
+        .encode(
+            x=alt.X("kpi_label:N", title=None),
+            xOffset="ドメイン:N",
+            y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1])),
+            text=alt.Text("value:Q", format=".2f"),
+        )
+    )
     ticks = (
         alt.Chart(status)
         .mark_tick(color="black", thickness=2)
         .encode(x="kpi_label:N", y="target:Q", tooltip=["kpi_label:N", "op:N", "target:Q"])
     )
     st.caption("棒: 各ドメインの値（緑は目標達成、赤は未達）／ 黒い線: 目標値")
-    chart(alt.layer(bars, ticks).properties(height=320), "kpi")
+    chart(alt.layer(bars, values, ticks).properties(height=320), "kpi")
     st.markdown("**ドメイン別の集計**")
     domains = kpis.domains.assign(
         domain_label=kpis.domains["domain"].map(lambda d: DOMAIN_LABELS.get(d, d))
@@ -338,7 +351,7 @@ def render_question_sets(runs: QuestionSetRuns) -> None:
         zip(
             ids,
             (
-                f"{r.started_at[:19]}｜{r.question_set_id}｜{r.target_label}"
+                f"{shown_time(r.started_at, seconds=True)}｜{r.question_set_id}｜{r.target_label}"
                 for r in runs.runs.itertuples()
             ),
             strict=True,

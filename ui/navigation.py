@@ -13,33 +13,33 @@ class PageInfo:
 
 
 PAGES = [
-    PageInfo("pages/home.py", "ホーム", "🏠", default=True),
+    PageInfo("views/home.py", "ホーム", "🏠", default=True),
     PageInfo(
-        "pages/runbook_chat.py",
+        "views/runbook_chat.py",
         "手順書チャット",
         "📘",
         "インシデント対応手順書に質問し、引用元付きの回答を得る",
     ),
     PageInfo(
-        "pages/wiki_qa.py",
+        "views/wiki_qa.py",
         "Wikipedia QA",
         "📚",
         "日本語 Wikipedia に質問し、参照番号付きの回答を得る",
     ),
     PageInfo(
-        "pages/interview.py",
+        "views/interview.py",
         "インタビュー",
         "🗣️",
         "聞き取りで手順書・ポストモーテム・レシピ・業務報告を作成",
     ),
     PageInfo(
-        "pages/question_sets.py",
+        "views/question_sets.py",
         "質問セット",
         "📝",
         "customized_question_set.json の作成・検証・生成・実行・比較",
     ),
     PageInfo(
-        "pages/dashboard.py",
+        "views/dashboard.py",
         "ダッシュボード",
         "📊",
         "監査ログ・評価結果・Recall@K・インタビュー KPI・質問セット実行の可視化",

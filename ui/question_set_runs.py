@@ -9,6 +9,7 @@ from core.errors import WorkbenchError
 from core.question_sets.diff import RunDiff, citation_label
 from core.question_sets.runner import RunFile, read_run
 from core.question_sets.targets import TARGET_LABELS
+from ui.resources import shown_time
 
 STATUS_JA = {"unchanged": "変化なし", "changed": "変化あり", "added": "追加", "removed": "削除"}
 RUN_STATUS_JA = {"completed": "完了", "running": "未完了", "interrupted": "中断"}
@@ -58,7 +59,7 @@ def run_label(path: str) -> str:
     except WorkbenchError:
         return f"{path.rsplit('/', 1)[-1]}（読めません）"
     return (
-        f"{run.started_at[:19].replace('T', ' ')}・{TARGET_LABELS.get(run.target, run.target)}・"
+        f"{shown_time(run.started_at, seconds=True)}・{TARGET_LABELS.get(run.target, run.target)}・"
         f"{run.question_set_id}・{len(run.records)}問・{RUN_STATUS_JA.get(run.status, run.status)}"
     )
 

@@ -22,7 +22,7 @@ from core.generation.citations import highlight_html
 from core.ingest.wikipedia import SourceSpec, parse_sources
 from core.schemas.answer import Answer, Citation
 from core.settings import Settings
-from core.wiki.index import WikiBuildReport, build_wiki_index, wiki_dir
+from core.wiki.index import WikiBuildReport, build_wiki_index, served_titles, wiki_dir
 from core.wiki.qa import answer_body, reference_line
 
 log = logging.getLogger(__name__)
@@ -115,11 +115,12 @@ class BuildJob:
     def progress_text(self) -> str:
         if not self.total:
             return self.phase
-        text = f"{self.phase}（{self.done:,} / {self.total:,} チャンク"
+        # The count is of embedding inputs (passage windows, several per chunk), not of chunks.
+        text = f"{self.phase}（{self.done:,} / {self.total:,} 件"
         rate = self.rate
         if rate:
             remaining = (self.total - self.done) / rate
-            text += f"・{rate:.1f} チャンク/秒・残り約 {_duration(remaining)}"
+            text += f"・{rate:.1f} 件/秒・残り約 {_duration(remaining)}"
         return text + "）"
 
 
@@ -134,6 +135,24 @@ def _duration(seconds: float) -> str:
 
 _jobs: dict[str, BuildJob] = {}
 _jobs_lock = threading.Lock()
+
+
+GENERIC_EXAMPLE = "例: 記事の内容について質問してください"
+
+
+def example_question(settings: Settings) -> str:
+    """The question box's example: about an article the served index holds (so that it can be
+    answered), else a wording that promises nothing."""
+    titles = served_titles(settings)
+    return f"例: {titles[0]}とは何か。" if titles else GENERIC_EXAMPLE
+
+
+def rerank_unavailable(settings: Settings) -> str | None:
+    """Why the cross-encoder cannot rerank here (no local model, no library), or None."""
+    from core.retrieval.rerank import load_reranker
+
+    model, reason = load_reranker(settings.rerank_model)
+    return None if model is not None else reason
 
 
 def current_job(settings: Settings) -> BuildJob | None:

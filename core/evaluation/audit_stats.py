@@ -18,14 +18,159 @@ import pandas as pd
 
 from core.audit_verify import FileCheck, verify_file
 from core.evaluation.logs import FLAG_FIELDS
+from core.evaluation.scores import CRITERION_LABELS
 
 PAGE_LABELS = {"runbook_chat": "手順書チャット", "wiki_qa": "Wikipedia QA", "unknown": "不明"}
-MODE_LABELS = {"llm": "LLM", "extractive": "抽出型", "template": "定型応答", "unknown": "不明"}
+# ``no_hit``: what older Wikipedia QA records wrote for the fixed "not found" reply, which the
+# pipeline now records as ``template``.
+MODE_LABELS = {
+    "llm": "LLM",
+    "extractive": "抽出型",
+    "template": "定型応答",
+    "no_hit": "定型応答",
+    "unknown": "不明",
+}
 FLAG_LABELS = {
     "insufficient_evidence": "根拠不足",
     "dangerous_operation": "危険操作",
     "ambiguous_query": "曖昧な質問",
 }
+STATUS_LABELS = {
+    "completed": "完了",
+    "running": "実行中",
+    "interrupted": "中断",
+    "active": "進行中",
+    "stopped": "終了",
+}
+
+# Every column name a dashboard table can show, as the user reads it (``labelled`` applies it;
+# ``ui.dashboard.table`` calls that for every table and its CSV).
+COLUMN_LABELS = {
+    # audit log
+    "timestamp": "日時",
+    "date": "日付",
+    "page": "ページ",
+    "query": "質問",
+    "answer_mode": "回答モード",
+    "latency_sec": "処理時間 (秒)",
+    **FLAG_LABELS,
+    "file": "ファイル",
+    "line": "行",
+    "questions": "質問数",
+    "latency_p50": "p50 (秒)",
+    "latency_p95": "p95 (秒)",
+    "insufficient_evidence_rate": "根拠不足率",
+    "dangerous_operation_rate": "危険操作率",
+    "ambiguous_query_rate": "曖昧率",
+    "total_tokens": "トークン",
+    "cost_usd": "コスト (USD)",
+    "lines": "検証済み行数",
+    "first_bad_line": "異常の行",
+    "reason": "理由",
+    # evaluation runs and cases
+    "created_at": "実行日時",
+    "run_id": "実行 ID",
+    "status": "状態",
+    "judge": "判定方式",
+    "judge_label": "判定方式（名称）",
+    "judge_model": "判定モデル",
+    "dataset_version": "データセット版",
+    "cases": "ケース数",
+    "passed_cases": "合格ケース数",
+    "pass_rate": "合格率",
+    "passed": "合格",
+    "average": "平均スコア",
+    "checks_pass_rate": "確定チェック全合格率",
+    "correct_refusal_rate": "正しい拒否率",
+    "wrong_refusal_rate": "誤った拒否率",
+    "id": "ケース ID",
+    "category": "カテゴリ（ID）",
+    "category_label": "カテゴリ",
+    "checks_passed": "確定チェック合格",
+    "failed_checks": "不合格のチェック",
+    "refused": "拒否",
+    "processing_time_sec": "処理時間 (秒)",
+    "error": "エラー",
+    **CRITERION_LABELS,
+    # Recall@K
+    "build": "インデックス",
+    "index_dir": "インデックスのフォルダ",
+    "built_at": "構築日時",
+    "embedder": "埋め込み",
+    "articles": "記事数",
+    "chunks": "チャンク数",
+    "mode": "検索方式",
+    "rerank": "リランク",
+    "latency_p50_ms": "レイテンシ p50 (ms)",
+    "latency_p95_ms": "レイテンシ p95 (ms)",
+    # interview KPIs
+    "session_id": "セッション ID",
+    "domain": "ドメイン（ID）",
+    "domain_label": "ドメイン",
+    "stop_reason": "終了理由",
+    "sessions": "セッション数",
+    "slot_coverage": "スロット充足率",
+    "slot_coverage_min": "スロット充足率（最小）",
+    "total_questions": "質問数",
+    "unique_questions": "異なる質問数",
+    "duplicate_questions": "重複した質問数",
+    "question_efficiency": "質問効率",
+    "duplicate_rate": "重複率",
+    "turn_count": "ターン数",
+    "voi_non_increasing": "VoI 非増加",
+    "voi_median_non_increasing": "VoI 中央値 非増加",
+    "voi_trend_share": "VoI 非増加の割合",
+    "voi_median_trend_share": "VoI 中央値 非増加の割合",
+    "qcheck_total": "質問チェック数",
+    "qcheck_failed": "質問チェック不合格",
+    "qcheck_fail_rate": "質問チェック不合格率",
+    "asked_filled": "質問で埋まったスロット",
+    "completed": "完了",
+    "kpi_met_ratio": "KPI 達成で終了した割合",
+    "stop_kpi_met": "終了: KPI 達成",
+    "stop_voi_low": "終了: VoI 低下",
+    "stop_timeout": "終了: 時間切れ",
+    "stop_user_abort": "終了: 利用者の中断",
+    "updated_at": "更新日時",
+    # question-set runs
+    "target": "対象（ID）",
+    "target_label": "対象",
+    "question_set_id": "質問セット ID",
+    "ordinance_id": "条例 ID",
+    "answered": "回答数",
+    "errors": "エラー数",
+    "insufficient_rate": "根拠不足率",
+    "mean_ms": "1問あたりの平均 (ms)",
+    "total_sec": "合計 (秒)",
+    "started_at": "開始日時",
+    "finished_at": "終了日時",
+    "index": "番号",
+    "question_id": "質問 ID",
+    "question_text": "質問",
+    "answer": "回答",
+    "citations": "引用数",
+    "elapsed_ms": "処理時間 (ms)",
+}
+# Columns whose values are codes: shown by their label.
+VALUE_LABELS = {"page": PAGE_LABELS, "answer_mode": MODE_LABELS, "status": STATUS_LABELS}
+TIME_COLUMNS = ("timestamp", "created_at", "built_at", "updated_at", "started_at", "finished_at")
+
+
+def labelled(frame: pd.DataFrame, tz: str = "Asia/Tokyo") -> pd.DataFrame:
+    """The frame as a user reads it: codes replaced by their labels, times in ``tz``
+    (``core.timefmt.local_time``), Japanese column names. Unknown columns stay as they are."""
+    from core.timefmt import local_time
+
+    out = frame.copy()
+    for column, labels in VALUE_LABELS.items():
+        if column in out.columns:
+            out[column] = out[column].map(
+                lambda v, m=labels: m.get(v, v) if isinstance(v, str) else v
+            )
+    for column in TIME_COLUMNS:
+        if column in out.columns:
+            out[column] = out[column].map(lambda v: local_time(v, tz))
+    return out.rename(columns=COLUMN_LABELS)
 
 
 def filter_frame(

@@ -38,6 +38,24 @@ def markers_in(text: str) -> list[str]:
     return list(dict.fromkeys(MARKER_RE.findall(text)))
 
 
+def renumber_markers(text: str, numbers: Sequence[int]) -> tuple[str, dict[int, int]]:
+    """Number the sources an answer cites 1..m in first-use order, and the others after them.
+
+    ``numbers`` are the sources' current numbers; returns the text with its markers rewritten
+    and the mapping old -> new for every source (so a citation list can follow the text).
+    """
+    known = set(numbers)
+    used = [int(m) for m in markers_in(text) if int(m) in known]
+    order = used + [n for n in numbers if n not in set(used)]
+    mapping = {old: new for new, old in enumerate(order, start=1)}
+
+    def repl(m: re.Match[str]) -> str:
+        new = mapping.get(int(m.group(1)))
+        return m.group(0) if new is None else f"[{new}]"
+
+    return MARKER_RE.sub(repl, text), mapping
+
+
 def strip_invented_markers(text: str, valid: Iterable[str]) -> tuple[str, list[str]]:
     """Remove markers that point at no given source; returns (text, removed markers)."""
     allowed = set(valid)

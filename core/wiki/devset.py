@@ -304,6 +304,7 @@ def evaluate_dev(
     }
     out["settings"] = {
         "index_dir": status.index_dir,
+        "built_at": status.built_at,  # the dashboard tells builds apart by it
         "articles": status.articles,
         "chunks": status.chunks,
         "chunk_params": status.chunk_params,

@@ -159,6 +159,27 @@ def _count_rows(path: Path, sql: str) -> int:
         return 0
 
 
+def served_titles(
+    settings: Settings, limit: int = 1, index_dir: str | Path | None = None
+) -> list[str]:
+    """Titles of articles in the served index (first indexed first), for an example question
+    that the index can answer; empty when nothing is built."""
+    db = wiki_dir(settings, index_dir) / "corpus.sqlite"
+    if not db.exists():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            rows = conn.execute(
+                "SELECT title FROM documents WHERE title != '' ORDER BY rowid LIMIT ?", (limit,)
+            ).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return []
+    return [str(r[0]) for r in rows]
+
+
 def wiki_status(settings: Settings, index_dir: str | Path | None = None) -> WikiIndexStatus:
     """What is served now, read without opening the vectors or the embedder."""
     directory = wiki_dir(settings, index_dir)

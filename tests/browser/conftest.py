@@ -106,3 +106,14 @@ def running_app(state: Path, extra_env: dict[str, str] | None = None) -> Iterato
 def app_url(sample_state: Path) -> Iterator[str]:
     with running_app(sample_state) as url:
         yield url
+
+
+SCREENSHOTS = PROJECT_ROOT / "tests" / "artifacts" / "screenshots"
+
+
+def save_screenshot(page, name: str) -> Path:
+    """Keep a full-page screenshot as a test artefact (git-ignored) for a human to look at."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

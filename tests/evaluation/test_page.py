@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -15,7 +16,7 @@ from core.evaluation.summary import summarize
 from core.settings import PROJECT_ROOT
 from tests.conftest import make_settings
 
-PAGE = str(PROJECT_ROOT / "pages" / "dashboard.py")
+PAGE = str(PROJECT_ROOT / "views" / "dashboard.py")
 JST = timezone(timedelta(hours=9))
 DAY1, DAY2 = date(2025, 6, 14), date(2025, 6, 16)
 HOSTILE = "<script>alert(1)</script> **太字** [link](http://x)"
@@ -105,7 +106,7 @@ def state(tmp_path_factory):
             DAY2,
             i,
             page="wiki_qa",
-            answer_mode="llm",
+            answer_mode="no_hit" if i == 0 else "llm",  # no_hit: what older records wrote
             token_usage={"prompt_tokens": 900, "completion_tokens": 100, "total_tokens": 1000},
             cost_usd=0.002,
         )
@@ -237,14 +238,47 @@ def test_interview_recall_and_question_set_tabs(page):
     assert set(targets["達成"]) <= {"✅ 達成", "❌ 未達", "—"}
     assert "≥ 0.85" in set(targets["目標"])
     recall = next(f for f in frames if "Recall@5" in f.columns)
-    assert recall["Recall@5"].tolist() == [0.93] and "@ 2025-06-10" in recall["build"][0]
-    runs = next(f for f in frames if "question_set_id" in f.columns and "answered" in f.columns)
-    assert runs["answered"].tolist() == [3] and runs["errors"].tolist() == [0]
+    assert recall["Recall@5"].tolist() == [0.93] and "@ 2025-06-10" in recall["インデックス"][0]
+    runs = next(f for f in frames if "質問セット ID" in f.columns and "回答数" in f.columns)
+    assert runs["回答数"].tolist() == [3] and runs["エラー数"].tolist() == [0]
     # interview KPIs against the targets
     assert not any("インタビューの記録（WAL）はありません" in i.value for i in page.info)
     assert not any("Recall@K の結果がありません" in i.value for i in page.info)
     assert not any("質問セットの実行結果はありません" in i.value for i in page.info)
     assert page.selectbox(key="dash_qs_run").value
+
+
+SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$|^[a-z]+$")
+
+
+def test_every_label_is_japanese(page):
+    """Column names, page names and answer modes are shown as Japanese labels; times in JST."""
+    frames = [f.value for f in page.get("dataframe")]
+    assert len(frames) >= 8
+    for frame in frames:
+        english = [c for c in frame.columns if SNAKE_CASE.match(str(c))]
+        assert not english, (english, list(frame.columns))
+    records = next(f for f in frames if "ページ" in f.columns and "質問" in f.columns)
+    assert set(records["ページ"]) == {"手順書チャット", "Wikipedia QA"}
+    assert set(records["回答モード"]) == {"抽出型", "LLM", "定型応答"}  # no_hit is 定型応答
+    assert all(str(t).endswith(" JST") for t in records["日時"])
+    assert "2025-06-16 10:00 JST" in set(records["日時"])
+    shown = " ".join(str(o) for o in page.selectbox(key="dash_audit_record").options)
+    assert "wiki_qa" not in shown and "+00:00" not in shown and "+09:00" not in shown
+    for chart_ in page.get("vega_lite_chart"):
+        assert "no_hit" not in chart_.proto.spec
+    recall = next(f for f in frames if "Recall@5" in f.columns)
+    assert recall["構築日時"].tolist() == ["2025-06-10 09:00 JST"]  # naive in the file: UTC
+
+
+def test_kpi_bars_show_their_values(page):
+    """A KPI of 0 has no bar: the chart writes every value as text above its bar."""
+    kpi = next(c for c in page.get("vega_lite_chart") if "kpi_label" in c.proto.spec)
+    spec = json.loads(kpi.proto.spec)
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert "text" in marks and "bar" in marks
+    text = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "text")
+    assert text["encoding"]["text"]["field"] == "value"
 
 
 def test_empty_state(tmp_path, monkeypatch):
@@ -260,3 +294,5 @@ def test_empty_state(tmp_path, monkeypatch):
         "質問セットの実行結果はありません",
     ):
         assert text in infos
+    # `wiki eval` saves its result where the tab reads it: no hand-saving asked of the user
+    assert "自動的に" in infos and "保存すると" not in infos

@@ -9,7 +9,7 @@ from core.settings import PROJECT_ROOT
 
 from .conftest import APPENDIX_G
 
-PAGE = str(PROJECT_ROOT / "pages" / "interview.py")
+PAGE = str(PROJECT_ROOT / "views" / "interview.py")
 
 
 @pytest.fixture

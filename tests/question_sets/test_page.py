@@ -15,7 +15,7 @@ from core.settings import PROJECT_ROOT
 from tests.conftest import make_settings
 from tests.question_sets.helpers import valid_bytes, valid_payload
 
-PAGE = str(PROJECT_ROOT / "pages" / "question_sets.py")
+PAGE = str(PROJECT_ROOT / "views" / "question_sets.py")
 
 
 @pytest.fixture

@@ -146,7 +146,7 @@ def test_no_code_inspects_the_label():
     and shown: never a method call on it, indexing, slicing, comparison, regex or condition."""
     sources = sorted((PROJECT_ROOT / "core" / "question_sets").glob("*.py"))
     sources += [
-        PROJECT_ROOT / "pages" / "question_sets.py",
+        PROJECT_ROOT / "views" / "question_sets.py",
         PROJECT_ROOT / "ui" / "question_sets.py",
     ]
     found = {

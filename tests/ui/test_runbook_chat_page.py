@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.settings import PROJECT_ROOT
 
-PAGE = str(PROJECT_ROOT / "pages" / "runbook_chat.py")
+PAGE = str(PROJECT_ROOT / "views" / "runbook_chat.py")
 
 
 @pytest.fixture
@@ -89,3 +89,11 @@ def test_full_text_toggle_shows_the_whole_section(page):
         return re.sub(r"<[^>]+>|\s|…", "", html)
 
     assert len(plain(inside[1])) >= len(plain(inside[0]))
+
+
+def test_missing_folder_is_reported_in_the_sidebar_at_once(page):
+    missing = PROJECT_ROOT / "data" / "no-such-runbooks"
+    page.sidebar.text_input[0].set_value(str(missing)).run()
+    assert not page.exception
+    assert any("見つかりません" in e.value and str(missing) in e.value for e in page.sidebar.error)
+    assert page.sidebar.button[0].disabled  # nothing to rebuild

@@ -13,7 +13,7 @@ from tests.conftest import make_settings
 from tests.support.jsquad_fixture import SMALL_TITLES, write_jsquad
 from ui.wiki import check_page_sources
 
-PAGE = str(PROJECT_ROOT / "pages" / "wiki_qa.py")
+PAGE = str(PROJECT_ROOT / "views" / "wiki_qa.py")
 
 
 def page(monkeypatch, state, **env) -> AppTest:
@@ -133,3 +133,70 @@ def test_the_build_form_offers_the_configured_jsquad_or_says_how_to_set_it(monke
         check_page_sources(settings, f"jsquad:{outside}")
     with pytest.raises(PathNotAllowedError):
         check_page_sources(make_settings(state, datasets_dir=None), f"jsquad:{jsquad}")
+
+
+def test_rerank_is_off_without_a_model_and_says_why_once(monkeypatch, wiki_state):
+    from core.retrieval.rerank import load_reranker
+
+    monkeypatch.setenv("WB_RERANK_MODEL", "/nonexistent/reranker-model")
+    assert load_reranker("/nonexistent/reranker-model")[0] is None
+    at = page(monkeypatch, wiki_state)
+    assert not at.exception
+    toggle = next(t for t in at.toggle if t.label.startswith("リランク"))
+    assert toggle.value is False and toggle.proto.disabled
+    why = [c.value for c in at.caption if "リランクは使えません" in c.value]
+    assert len(why) == 1
+    at.text_input[0].input("風鈴はいつ鳴らすか")
+    at = submit(at, "質問する")
+    assert not at.exception
+    assert not any("リランクなし" in c.value for c in at.caption)  # no notice on every answer
+    assert len([c for c in at.caption if "リランクは使えません" in c.value]) == 1
+
+
+def test_build_progress_does_not_call_embedding_inputs_chunks():
+    from ui.wiki import BuildJob
+
+    job = BuildJob(sources=["x"], max_articles=None)
+    job.update(0, 201, "埋め込み中: jawiki:風鈴")
+    job.update(50, 201, "埋め込み中: jawiki:風鈴")
+    text = job.progress_text()
+    assert "50 / 201 件" in text and "チャンク" not in text
+
+
+def test_the_example_question_is_answered_from_the_served_index(monkeypatch, wiki_state):
+    """The question box's example is about an article the index holds, and asking it finds it."""
+    at = page(monkeypatch, wiki_state)
+    example = at.text_input[0].proto.placeholder
+    assert example.startswith("例: ") and "梅雨" not in example
+    question = example.removeprefix("例: ")
+    at.text_input[0].input(question)
+    at = submit(at, "質問する")
+    assert not at.exception
+    assert not any("見つかりませんでした" in i.value for i in at.info)
+    labels = [e.label for e in at.expander]
+    from core.wiki.index import served_titles
+
+    (title,) = served_titles(make_settings(wiki_state))
+    assert labels and any(f"jawiki:{title}#" in label for label in labels), labels
+
+
+def test_the_example_wording_works_for_every_article(wiki_settings):
+    """Whichever article comes first in an index, the example built from it is answerable."""
+    from core.wiki.index import served_titles
+    from core.wiki.qa import WikiConfig, ask
+    from ui.wiki import example_question
+
+    titles = served_titles(wiki_settings, limit=100)
+    assert len(titles) == len(SMALL_TITLES)
+    assert example_question(wiki_settings) == f"例: {titles[0]}とは何か。"
+    for title in titles:
+        a = ask(f"{title}とは何か。", [], WikiConfig(rerank=False, session_id="t"), wiki_settings)
+        assert not a.flags.insufficient_evidence, title
+        assert any(f"jawiki:{title}#" in (c.ref or "") for c in a.citations if c.cited), title
+
+
+def test_without_an_index_the_example_promises_nothing(monkeypatch, tmp_path):
+    from ui.wiki import GENERIC_EXAMPLE
+
+    at = page(monkeypatch, tmp_path / "empty")
+    assert at.text_input[0].proto.placeholder == GENERIC_EXAMPLE

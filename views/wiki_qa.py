@@ -9,12 +9,15 @@ from core.wiki.index import wiki_status
 from core.wiki.qa import WikiConfig, ask
 from core.wiki.search import DEFAULT_MODE
 from ui.resources import settings as get_settings
+from ui.resources import shown_time
 from ui.wiki import (
     DATASETS_HINT_JA,
     check_page_sources,
     current_job,
     default_build_source,
+    example_question,
     render_answer,
+    rerank_unavailable,
     start_build,
 )
 
@@ -32,7 +35,7 @@ status = wiki_status(settings)
 if status.built:
     st.success(
         f"インデックス: 記事 {status.articles:,} 件・チャンク {status.chunks:,} 件"
-        f"・埋め込み {status.embedder}（{status.dim} 次元）・最終構築 {status.built_at}"
+        f"・埋め込み {status.embedder}（{status.dim} 次元）・最終構築 {shown_time(status.built_at)}"
         + (
             f"・ベクトルは {status.vector_window} 文字以内のパッセージ単位"
             if status.vector_window
@@ -54,12 +57,17 @@ st.caption(f"回答モード: {mode} ／ インデックスの場所: {status.in
 
 # --- question ------------------------------------------------------------------------------------
 with st.form("wiki_ask"):
-    question = st.text_input("質問", placeholder="例: 日本で梅雨がないのは北海道とどこか。")
+    question = st.text_input("質問", placeholder=example_question(settings))
     col1, col2, col3 = st.columns(3)
-    rerank = col1.toggle("リランク（CrossEncoder）", value=True)
+    no_reranker = rerank_unavailable(settings)
+    rerank = col1.toggle(
+        "リランク（CrossEncoder）", value=no_reranker is None, disabled=no_reranker is not None
+    )
     hybrid = col2.toggle("ハイブリッド検索（BM25＋ベクトル）", value=DEFAULT_MODE == "hybrid")
     topn = col3.number_input("回答に使う件数", min_value=1, max_value=16, value=5, step=1)
     asked = st.form_submit_button("質問する", type="primary", disabled=not status.built)
+if no_reranker:
+    st.caption(f"リランクは使えません（{no_reranker}）。検索順のまま回答します。")
 
 if asked:
     config = WikiConfig(

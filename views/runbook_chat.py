@@ -10,6 +10,7 @@ from core.runbooks import index_runbooks, runbook_corpus, runbook_folder
 from core.schemas.answer import Answer
 from ui.citations import render_answer
 from ui.resources import settings as get_settings
+from ui.resources import shown_time
 
 settings = get_settings()
 state = st.session_state
@@ -32,7 +33,7 @@ with st.sidebar:
 
     folder = None
     try:
-        folder = runbook_folder(settings, folder_text, check_allowed=True)
+        folder = runbook_folder(settings, folder_text, check_allowed=True, must_exist=True)
     except WorkbenchError as exc:
         st.error(exc.user_message)
 
@@ -61,7 +62,7 @@ if folder is not None:
             if stats["chunks"]:
                 st.info(
                     f"インデックス: 文書 {stats['documents']} 件・チャンク {stats['chunks']} 件\n\n"
-                    f"最終構築: {stats['built_at']}"
+                    f"最終構築: {shown_time(stats['built_at'])}"
                 )
             else:
                 st.info("インデックスは未構築です。最初の質問のときに構築します。")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.status import workbench_status
 from ui.navigation import PAGES
-from ui.resources import settings
+from ui.resources import settings, shown_time
 
 st.title("🛡️ SOC ワークベンチ")
 st.caption("日本語 SOC チームのための手順書 RAG・Wikipedia QA・インタビュー・評価ダッシュボード")
@@ -26,7 +26,7 @@ for idx in status.indexes:
     if idx.built:
         st.success(
             f"{idx.name}: 文書 {idx.documents} 件・チャンク {idx.chunks} 件"
-            f"（最終構築 {idx.built_at}、埋め込み {idx.embedder}）"
+            f"（最終構築 {shown_time(idx.built_at)}、埋め込み {idx.embedder}）"
         )
     else:
         how = (

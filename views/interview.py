@@ -19,7 +19,7 @@ from ui.interview import (
     slot_panel,
     stop_panel,
 )
-from ui.resources import settings
+from ui.resources import settings, shown_time
 
 st.title("🗣️ インタビュー")
 st.caption(
@@ -66,7 +66,11 @@ with st.sidebar:
             s = options[sid]
             state = "終了" if s.status == "stopped" else "進行中"
             broken = "・破損" if s.corrupt else ""
-            return f"{s.topic[:24]}（{names.get(s.domain, s.domain)}・{state}・{s.turn}ターン{broken}）"
+            when = shown_time(s.updated_at)
+            return (
+                f"{s.topic[:24]}（{names.get(s.domain, s.domain)}・{state}・{s.turn}ターン"
+                f"・{when}{broken}）"
+            )
 
         chosen = st.selectbox(
             "保存されたセッション", list(options), format_func=describe, key="iv_pick"
