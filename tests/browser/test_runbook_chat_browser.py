@@ -1,5 +1,5 @@
 """The running app in Chromium: ask a question, see the answer and a citation; a runbook with a
-script tag shows the tag as text and runs nothing."""
+script tag shows the tag as text (in a code span) and runs nothing (raw HTML is reduced to text)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ pytestmark = pytest.mark.browser
 XSS_RUNBOOK = """# 検証用手順
 
 ## 手順
-1. <script>window.__xss = 1; alert('xss')</script> という文字列を含むメールを確認する。
-2. <img src=x onerror="window.__xss = 2"> というタグも本文として表示されることを確認する。
+1. `<script>window.__xss = 1; alert('xss')</script>` という文字列を含むメールを確認する。
+2. <img src=x onerror="window.__xss = 2"> <script>window.__xss = 3</script> のような生の HTML は文字だけが索引される。
 """
 
 
