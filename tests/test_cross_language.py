@@ -87,7 +87,7 @@ def _ask(question: str, folder: Path, settings):
 @pytest.mark.parametrize(
     ("question", "expected_file"),
     [
-        ("社員証を紛失したときに最初にすることは", "lost-badge.md"),
+        ("入館用のアクセスバッジを紛失したときの最初の手順", "lost-badge.md"),
         ("社内のDNSで名前解決できないときの復旧手順", "dns-outage.md"),
     ],
 )
