@@ -127,7 +127,7 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     corpus = runbook_corpus(settings, data)
     query_text = outcome.result.query.text
     asked = dominant_script(query_text)
-    top = [h for h in outcome.hits[:3] if same_script(asked, dominant_script(h.chunk.body))]
+    top = [h for h in outcome.hits[:3] if same_script(asked, _passage_script(h))]
     coverage = None
     if top:
         query_tokens = corpus.tokenizer.tokenize(query_text)
@@ -135,6 +135,13 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     cosine = max(h.raw["cosine"] for h in outcome.hits)
     bm25 = max(h.raw["bm25"] for h in outcome.hits)
     return guardrails.grade_evidence(cosine, coverage, bm25)
+
+
+def _passage_script(hit: Hit) -> str:
+    """The passage's language, with the document title and heading so that a command block in a
+    Japanese runbook still counts as Japanese."""
+    c = hit.chunk
+    return dominant_script(f"{c.title}\n{c.heading}\n{c.body}")
 
 
 def ask(
