@@ -5,6 +5,8 @@
     WB_DATASETS_DIR=/work/shared/datasets python -m bench.evidence --held-out
                                         # + the PagerDuty translations (never fitted on)
 
+On a loaded machine set OMP_NUM_THREADS=1: the query embedding then takes ~0.5 s instead of ~18 s.
+
 Features per question come from the real search, exactly as ``ask()`` computes them
 (``core.runbook_chat._grade`` -> ``guardrails.evidence_features``). Labels come from
 ``eval/evidence_calibration.json``: the Japanese questions over the sample runbooks
