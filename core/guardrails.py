@@ -106,28 +106,53 @@ def detect_ambiguous_query(question: str, tokenizer: Tokenizer) -> bool:
 
 
 # --- evidence grading -----------------------------------------------------------------------
-# Logistic weights over (best raw cosine, query-term coverage of the best passages, log1p of
-# the best raw BM25). Fitted by bench/evidence.py on eval/evidence_calibration.json.
-EVIDENCE_WEIGHTS = {"bias": -57.702, "cosine": 58.425, "coverage": 4.621, "bm25": 2.681}
+# Logistic regression over features that mean the same thing across queries and languages:
+#   cosine        raw cosine of the best passage (multilingual-e5: the same scale for every query
+#                 of one language pair, but a lower scale across languages)
+#   coverage      share of the query's content terms found in the top 3 passages *of the
+#                 question's script*; missing (0 here, with ``cross`` = 1) when none of them
+#                 shares it, because no keyword can match across languages
+#   bm25          log1p of the best raw BM25 (Latin names such as "VPN" or "EDR" still match
+#                 across languages)
+#   cross         1 when coverage is missing (the question and the passages are in different
+#                 scripts): the bias of the cross-language pair
+#   cross_cosine  the cosine again when ``cross`` is 1: the cross-language slope of the cosine
+# Fitted by ``python -m bench.evidence --fit`` on eval/evidence_calibration.json (Japanese
+# questions over the sample runbooks, and Japanese->English, English->Japanese and
+# English->English groups); leave-one-out error per language pair is printed there.
+EVIDENCE_FEATURES = ("cosine", "coverage", "bm25", "cross", "cross_cosine")
+EVIDENCE_WEIGHTS = {
+    "bias": -61.79,
+    "cosine": 67.62,
+    "coverage": 2.81,
+    "bm25": 0.9,
+    "cross": 2.57,
+    "cross_cosine": 3.36,
+}
 
 
 @dataclass(frozen=True, slots=True)
 class EvidenceGrade:
     probability: float
     cosine: float
-    coverage: float
+    coverage: float | None  # None: no top passage shares the question's script
     bm25: float
 
     @property
     def sufficient(self) -> bool:
         return self.probability >= EVIDENCE_THRESHOLD
 
-    def as_dict(self) -> dict[str, float]:
+    @property
+    def features(self) -> dict[str, float]:
+        return evidence_features(self.cosine, self.coverage, self.bm25)
+
+    def as_dict(self) -> dict[str, float | bool]:
         return {
             "probability": round(self.probability, 4),
             "cosine": round(self.cosine, 4),
-            "coverage": round(self.coverage, 4),
+            "coverage": round(self.coverage or 0.0, 4),
             "bm25": round(self.bm25, 4),
+            "cross_language": self.coverage is None,
         }
 
 
@@ -142,7 +167,20 @@ def term_coverage(query_tokens: list[str], passage_tokens: list[tuple[str, ...]]
     return len(wanted & have) / len(wanted)
 
 
-def grade_evidence(cosine: float, coverage: float, bm25: float) -> EvidenceGrade:
+def evidence_features(cosine: float, coverage: float | None, bm25: float) -> dict[str, float]:
+    """The model's inputs (``EVIDENCE_FEATURES``); ``coverage`` None means across scripts."""
+    cross = coverage is None
+    return {
+        "cosine": cosine,
+        "coverage": 0.0 if cross else coverage,
+        "bm25": math.log1p(max(0.0, bm25)),
+        "cross": 1.0 if cross else 0.0,
+        "cross_cosine": cosine if cross else 0.0,
+    }
+
+
+def grade_evidence(cosine: float, coverage: float | None, bm25: float) -> EvidenceGrade:
     w = EVIDENCE_WEIGHTS
-    z = w["bias"] + w["cosine"] * cosine + w["coverage"] * coverage + w["bm25"] * math.log1p(bm25)
+    f = evidence_features(cosine, coverage, bm25)
+    z = w["bias"] + sum(w[name] * f[name] for name in EVIDENCE_FEATURES)
     return EvidenceGrade(1.0 / (1.0 + math.exp(-z)), cosine, coverage, bm25)

@@ -31,6 +31,7 @@ from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
+from core.text.script import dominant_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,8 @@ SYSTEM_PROMPT = """あなたは SOC（セキュリティ運用）チームの手
 2. 根拠にした箇所には、文末に [1] のようにコンテキストの番号で出典を示すこと。コンテキストにない番号は使わないこと。
 3. コンテキストに答えが書かれていない場合は、「手順書には該当する記載がありません。」とだけ答えること。
 4. 手順は番号付きリストで、手順書の順序を保つこと。
-5. 削除・停止・無効化などの危険な操作には、承認が必要であることを明記すること。"""
+5. 削除・停止・無効化などの危険な操作には、承認が必要であることを明記すること。
+6. 回答は質問と同じ言語で書くこと。コンテキストが別の言語で書かれていても、質問の言語で答え、根拠の箇所には同じように [1] の形で出典を示すこと。"""
 
 FOLLOW_UP_MARKERS = (
     "その", "それ", "この", "これ", "あの", "上記", "前述", "さっき", "先ほど", "同じ", "続き",
@@ -142,15 +144,28 @@ def _unsaid(text: str, said: str) -> str:
 
 
 def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.EvidenceGrade:
+    """The evidence grade; keyword coverage only over the top passages in the question's script
+    (missing, not zero, when none shares it: no keyword can match across languages)."""
     if not outcome.hits:
         return guardrails.grade_evidence(0.0, 0.0, 0.0)
     corpus = runbook_corpus(settings, data)
-    query_tokens = corpus.tokenizer.tokenize(outcome.result.query.text)
-    top = outcome.hits[:3]
-    coverage = guardrails.term_coverage(query_tokens, [h.stored.tokens for h in top])
+    query_text = outcome.result.query.text
+    asked = dominant_script(query_text)
+    top = [h for h in outcome.hits[:3] if same_script(asked, _passage_script(h))]
+    coverage = None
+    if top:
+        query_tokens = corpus.tokenizer.tokenize(query_text)
+        coverage = guardrails.term_coverage(query_tokens, [h.stored.tokens for h in top])
     cosine = max(h.raw["cosine"] for h in outcome.hits)
     bm25 = max(h.raw["bm25"] for h in outcome.hits)
     return guardrails.grade_evidence(cosine, coverage, bm25)
+
+
+def _passage_script(hit: Hit) -> str:
+    """The passage's language, with the document title and heading so that a command block in a
+    Japanese runbook still counts as Japanese."""
+    c = hit.chunk
+    return dominant_script(f"{c.title}\n{c.heading}\n{c.body}")
 
 
 def ask(
@@ -268,9 +283,10 @@ def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -
     result = extractive_answer(
         question, evidence, outcome.terms, corpus.embedder, outcome.query_vector
     )
+    note = quote_language_note(question, result.text) if result.text else None
     return Answer(
         question=question,
-        answer=result.text,
+        answer=f"{note}\n\n{result.text}" if note else result.text,
         answer_mode="extractive",
         citations=_citations(outcome.hits, result.text),
     )

@@ -1,0 +1,169 @@
+"""Questions in one language over runbooks in the other: answered with a language note, not refused
+only because no keyword can match across languages; unrelated questions still refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.runbook_chat import SYSTEM_PROMPT, ChatConfig, ask
+from core.text.script import dominant_script, quote_language_note, same_script
+from tests.conftest import make_settings
+
+# Written for this test: one short runbook per language, on different incidents, so that a
+# question about one topic asked of the other folder has no answer there.
+EN_RUNBOOKS = {
+    "lost-badge.md": """# Lost Building Access Badge
+
+## First steps
+
+1. Ask the employee when and where the access badge was last seen.
+2. Deactivate the badge in the physical access control system at once.
+3. Issue a temporary visitor badge that expires at the end of the day.
+
+## Review
+
+Check the door access log for any use of the lost badge after the time it was reported missing,
+and report any such entry to the security manager.
+""",
+    "dns-outage.md": """# Internal DNS Outage
+
+## Symptoms
+
+Users cannot open internal web sites by name while access by IP address still works.
+
+## Recovery
+
+1. Check that the DNS service is running on both domain controllers.
+2. Flush the resolver cache on the affected clients with ipconfig /flushdns.
+3. Confirm that name resolution works with nslookup from two different subnets.
+""",
+}
+JA_RUNBOOKS = {
+    "usb-malware.md": """# USBメモリ経由のマルウェア対応手順
+
+## 初動対応
+
+1. 持ち込まれたUSBメモリを端末から抜き、封筒に入れて保管する。
+2. 端末をネットワークから切り離し、ウイルス対策ソフトで全体スキャンを実行する。
+3. USBメモリの持ち主と入手経路を聞き取り、記録する。
+
+## 再発防止
+
+外部記憶媒体の利用は申請制とし、許可されていないUSBメモリは接続できないように設定する。
+""",
+    "printer-leak.md": """# 複合機の誤送信対応手順
+
+## 初動対応
+
+1. 誤って送信したファクスまたはメールの宛先と送信日時を確認する。
+2. 受信者に連絡し、受け取った書類の破棄を依頼する。
+3. 送信した書類に個人情報が含まれるかを確認し、情報セキュリティ責任者に報告する。
+""",
+}
+
+
+def _folder(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory):
+    base = tmp_path_factory.mktemp("cross")
+    en = _folder(base / "en", EN_RUNBOOKS)
+    ja = _folder(base / "ja", JA_RUNBOOKS)
+    settings = make_settings(base / "state", en)
+    return settings, en, ja
+
+
+def _ask(question: str, folder: Path, settings):
+    return ask(question, [], ChatConfig(session_id="test", data=folder), settings)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected_file"),
+    [
+        ("入館用のアクセスバッジを紛失したときの最初の手順", "lost-badge.md"),
+        ("社内のDNSで名前解決できないときの復旧手順", "dns-outage.md"),
+    ],
+)
+def test_japanese_question_over_english_runbooks_is_answered(folders, question, expected_file):
+    settings, en, _ = folders
+    a = _ask(question, en, settings)
+    assert not a.flags.insufficient_evidence, a.evidence
+    assert a.answer_mode == "extractive"
+    assert a.answer.splitlines()[0] == "原文（英語）から引用しています。"
+    assert a.citations[0].file == expected_file
+
+
+@pytest.mark.parametrize(
+    ("question", "expected_file"),
+    [
+        ("What should I do first when malware comes from a USB stick", "usb-malware.md"),
+        ("How do we respond when a fax is sent to the wrong recipient", "printer-leak.md"),
+    ],
+)
+def test_english_question_over_japanese_runbooks_is_answered(folders, question, expected_file):
+    settings, _, ja = folders
+    a = _ask(question, ja, settings)
+    assert not a.flags.insufficient_evidence, a.evidence
+    assert a.answer.splitlines()[0] == "原文（日本語）から引用しています。"
+    assert a.citations[0].file == expected_file
+
+
+@pytest.mark.parametrize(
+    ("question", "which"),
+    [
+        ("カレーライスの作り方を教えて", "en"),
+        ("ファイアウォールのルールを変更する手順", "en"),
+        ("How do I cook curry rice", "ja"),
+        ("How do I renew an expired TLS certificate", "ja"),
+    ],
+)
+def test_unrelated_question_across_languages_is_refused(folders, question, which):
+    settings, en, ja = folders
+    a = _ask(question, en if which == "en" else ja, settings)
+    assert a.flags.insufficient_evidence, a.evidence
+
+
+def test_same_language_answer_has_no_note(folders):
+    settings, en, _ = folders
+    a = _ask("What should I do first when an access badge is lost", en, settings)
+    assert not a.flags.insufficient_evidence
+    assert "原文" not in a.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "script"),
+    [
+        ("EDR でマルウェアのハッシュ値を全端末検索する方法", "ja"),
+        ("How do I restore the VPN service after an outage", "latin"),
+        ("Escalate to the 情報セキュリティ責任者 when personal data is involved", "latin"),
+        ("ＶＰＮ接続", "ja"),
+        ("Ｆｕｌｌ ｗｉｄｔｈ letters", "latin"),
+        ("192.0.2.1 / 445 ---", "none"),
+        ("", "none"),
+    ],
+)
+def test_dominant_script(text, script):
+    assert dominant_script(text) == script
+
+
+def test_language_note_only_across_scripts():
+    assert quote_language_note("社員証の紛失", "Deactivate the badge.") == (
+        "原文（英語）から引用しています。"
+    )
+    assert quote_language_note("lost badge", "社員証を無効化する。") == (
+        "原文（日本語）から引用しています。"
+    )
+    assert quote_language_note("社員証の紛失", "社員証を無効化する。") is None
+    assert quote_language_note("123", "Deactivate the badge.") is None
+    assert same_script("none", "ja") and not same_script("ja", "latin")
+
+
+def test_llm_prompt_asks_for_the_questions_language():
+    assert "質問と同じ言語" in SYSTEM_PROMPT
