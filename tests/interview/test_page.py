@@ -37,7 +37,7 @@ def test_interview_page_runs_a_session_to_the_document(app):
     assert len(at.get("progress")) == 9  # one fill bar per postmortem slot
     assert any("回答可能性 0.60" in c.value for c in at.caption)  # the adapted P, at its prior
     assert any(c.value.startswith("質問コスト 1.00・検索コスト 0.50") for c in at.caption)
-    order = ["summary", "impact", "detection", "capa", "timeline"]
+    order = ["summary", "impact", "detection", "capa", "timeline", "root_cause"]
     for slot in order:
         at.chat_input(key="iv_answer").set_value(APPENDIX_G[slot]).run()
         assert not at.exception
