@@ -55,6 +55,7 @@ _CONDITION = re.compile(
 )
 _YES = re.compile(r"可能|できる|できます|戻せる|戻せます|あり|はい|yes|可(?!能)", re.IGNORECASE)
 _NO = re.compile(r"不可|できない|できません|戻せない|戻せません|なし|いいえ|no\b", re.IGNORECASE)
+_HOLE = "\x00"  # where a field's value was taken out of the remainder
 _DANGLING = re.compile(r"[^、。,\s]{1,8}(?:は|が|:|：)\s*[、,。]?")
 _CONTENT = re.compile(r"[\s、。,.!?！？・()\[\]「」→~-]")
 
@@ -314,8 +315,8 @@ def _remainder(text: str, spans: list[tuple[int, int]]) -> str | None:
     chars = list(text)
     for a, b in spans:
         for i in range(max(0, a), min(len(chars), b)):
-            chars[i] = " "
-    rest = "".join(chars)
+            chars[i] = _HOLE
+    rest = _drop_residue("".join(chars)).replace(_HOLE, " ")
     rest = re.sub(r"\([\s、,・/]*\)", "", rest)
     rest = re.sub(r"\s*([、,])(?:\s*[、,])+", r"\1", rest)
     rest = re.sub(r"\s+", " ", rest).strip(" 、,。;；:・()→-")
@@ -327,6 +328,31 @@ def _remainder(text: str, spans: list[tuple[int, int]]) -> str | None:
     kept = pieces[:1] + [p for p in pieces[1:] if not _DANGLING.fullmatch(p.strip())]
     rest = re.sub(r"[。]\s*[、,]", "。", "".join(kept)).strip(" 、,;；:。")
     return rest if content_length(rest) >= 1 else None
+
+
+def _residue(piece: str) -> bool:
+    """A clause left over from values taken out: 「 担当、」「 まで、」「 に適用できること」."""
+    if _HOLE not in piece:
+        return False
+    if re.match(rf"^\s*{_HOLE}+\s*(?:には|では|は|が|を|に|で|と|まで|から|の)", piece):
+        return True
+    return content_length(piece.replace(_HOLE, "")) <= 3
+
+
+def _drop_residue(text: str) -> str:
+    """Remove the residue of taken-out values, inside brackets (a bracket left with nothing goes
+    whole) and between clauses; the first clause (the value's head) is always kept."""
+
+    def inner(m: re.Match[str]) -> str:
+        parts = re.split(r"(?<=[、,])", m.group(2))
+        kept = [p for p in parts if not _residue(p)]
+        body = "".join(kept).strip(" 、,")
+        return f"{m.group(1)}{body}{m.group(3)}" if content_length(body) else ""
+
+    text = re.sub(r"([(（])([^()（）]*)([)）]|$)", inner, text)
+    text = re.sub(rf"{_HOLE}+\s*(?:頃|ごろ)", _HOLE, text)
+    pieces = re.split(r"(?<=[、,。])", text)
+    return "".join(pieces[:1] + [p for p in pieces[1:] if not _residue(p)])
 
 
 def _without_label(value: str, spec: FieldSpec) -> str:
