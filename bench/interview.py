@@ -19,6 +19,7 @@ import statistics
 import time
 from pathlib import Path
 
+from core.interview.cli import quality_totals
 from core.interview.kpi import aggregate
 from core.interview.simulator import SimulationResult, load_scenarios, run_scenario
 
@@ -95,9 +96,11 @@ def run(repeat: int = 1) -> dict:
                 "qcheck_fail_rate": r.kpis.qcheck_fail_rate,
                 "voi_non_increasing": r.kpis.voi_non_increasing,
                 "asked_filled": r.kpis.asked_filled,
+                "document_quality": r.quality.summary(),
             }
             for r in results
         ],
+        "document_quality": quality_totals(results),
         "domains": {k: v.model_dump() for k, v in domains.items()},
         "overall": {
             "sessions": len(results),
@@ -168,6 +171,11 @@ def report(fig: dict) -> None:
         f"非増加のセッション {o['voi_non_increasing_share']:.0%}（目標 >= 80%）"
     )
     print(f"  充足済みスロットへの質問: {o['asked_filled']} 回（{o['sessions']} セッション）")
+    q = fig["document_quality"]
+    print(
+        f"  文書の品質: 回答に裏づけのある値 {q['supported_share']:.3f}（{q['values']} 値）/ 断片 "
+        f"{q['fragments']} / 列の重複 {q['duplicates']} / 別の質問の回答から {q['cross_slot']}"
+    )
     lat = fig["latency_ms"]
     print("\n== (3) 1ターンの遅延（LLM なし、SQLite＋fsync 付き WAL＋SQLite グラフ）")
     print(

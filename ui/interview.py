@@ -14,9 +14,12 @@ from core.interview.domains import domain_labels
 from core.interview.evidence import evidence_source
 from core.interview.orchestrator import Interviewer, TurnResult
 from core.interview.state import SessionState
+from core.interview.store import SessionSummary
 from core.settings import Settings
 
 SESSION_KEY = "interview_session_id"
+QUERY_KEY = "session"  # the open session's id in the URL: a reload comes back to it
+NOTICES_KEY = "iv_notices"
 
 
 @st.cache_resource(show_spinner=False)
@@ -31,6 +34,67 @@ def interviewer(settings: Settings, corpus: str | None = None) -> Interviewer:
     """One interviewer per configuration (state folder, LLM, graph, corpus), shared by reruns."""
     llm_key = (settings.openai_base_url, bool(settings.openai_api_key), settings.chat_model)
     return _interviewer(str(settings.state_root), llm_key, settings.neo4j_uri, corpus)
+
+
+def open_session(session_id: str, *, select: bool = True) -> None:
+    """Make ``session_id`` the open session: in this browser session, in the URL (so a reload
+    or a bookmark comes back to it) and, before the list is drawn, as its selection."""
+    st.session_state[SESSION_KEY] = session_id
+    if select:
+        st.session_state["iv_pick"] = session_id
+    st.query_params[QUERY_KEY] = session_id
+
+
+def close_session() -> None:
+    """Back to the start screen (the session stays saved)."""
+    st.session_state.pop(SESSION_KEY, None)
+    st.query_params.pop(QUERY_KEY, None)
+
+
+def current_session_id(iv: Interviewer) -> str | None:
+    """The open session: this browser session's, else the one named in the URL (a reload)."""
+    sid = st.session_state.get(SESSION_KEY)
+    if sid:
+        if st.query_params.get(QUERY_KEY) != sid:
+            st.query_params[QUERY_KEY] = sid
+        return sid
+    from_url = st.query_params.get(QUERY_KEY)
+    if not from_url:
+        return None
+    if not iv.store.exists(from_url):
+        st.warning("URL のセッションが見つかりません。新しく開始するか、一覧から選んでください。")
+        st.query_params.pop(QUERY_KEY, None)
+        return None
+    open_session(from_url)
+    return from_url
+
+
+def newest_first(sessions: list[SessionSummary]) -> list[SessionSummary]:
+    """The saved sessions, the most recently started first."""
+    return sorted(sessions, key=lambda s: (s.created_at or "", s.updated_at or ""), reverse=True)
+
+
+def stash_notices(notices: list[tuple[str, str]]) -> None:
+    """Keep the answer's notices across the rerun that follows the end of the interview."""
+    st.session_state[NOTICES_KEY] = notices
+
+
+def show_notices() -> None:
+    for kind, text in st.session_state.pop(NOTICES_KEY, []):
+        (st.info if kind == "info" else st.warning)(text)
+
+
+def end_actions(iv: Interviewer, result: TurnResult) -> None:
+    """What makes sense once the document is written: a new interview, or coming back later."""
+    st.subheader("次にできること")
+    st.caption(
+        "このインタビューは終了しました（回答欄はありません）。文書は上のボタンでダウンロードできます。"
+        "このページの URL を開くか、サイドバーの「保存されたセッション」から選んで「再開」を押すと、"
+        "いつでもこのセッションを開き直せます。"
+    )
+    if st.button("新しいインタビューを始める", key="iv_new"):
+        close_session()
+        st.rerun()
 
 
 def labels() -> dict[str, str]:

@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from core.question_sets.generation import GenerationReport, OrdinanceStructure, report_bytes
-from core.question_sets.golden import GoldenPool, PoolEntry
+from core.question_sets.golden import DEFAULT_POOL_ID, GoldenPool, PoolEntry
 
 FEATURE_CHOICES = ("未指定", "あり", "なし")
 
@@ -23,9 +23,11 @@ def pool_picker(entries: list[PoolEntry], golden_dir: Path) -> str | None:
     if not usable:
         st.info(f"使える Golden Question Pool がありません（{golden_dir}）。")
         return None
+    ids = list(usable)
     return st.selectbox(
         "Golden Question Pool",
-        list(usable),
+        ids,
+        index=ids.index(DEFAULT_POOL_ID) if DEFAULT_POOL_ID in usable else 0,
         format_func=lambda i: f"{i}（{usable[i].title}・{usable[i].question_count} 問）",
         key="qs_gen_pool",
     )
@@ -40,15 +42,27 @@ def structure_of(choices: dict[str, str]) -> OrdinanceStructure:
 
 def generation_form(pool: GoldenPool) -> dict[str, Any] | None:
     """The form; once submitted, the keyword arguments of ``generate_question_set``."""
+    about_ordinance = "ordinance_name" in pool.placeholders
     with st.form("qs_gen_form"):
-        ordinance_id = st.text_input("ordinance_id（条例 ID、必須）", key="qs_gen_oid")
-        ordinance_name = st.text_input(
-            "条例の名称（質問文に差し込まれます。空欄なら「この条例」）", key="qs_gen_name"
-        )
+        if about_ordinance:
+            ordinance_id = st.text_input("ordinance_id（条例 ID、必須）", key="qs_gen_oid")
+            ordinance_name = st.text_input(
+                "条例の名称（質問文に差し込まれます。空欄なら「この条例」）", key="qs_gen_name"
+            )
+        else:  # a pool over a corpus (e.g. the sample runbooks): the id names the corpus
+            ordinance_id = st.text_input(
+                "ordinance_id（対象の ID、必須。例: runbooks）",
+                key="qs_gen_oid",
+            )
+            ordinance_name = ""
         set_id = st.text_input(
             "question_set_id（空欄なら cqset-<条例ID>-<プール>）", key="qs_gen_set_id"
         )
-        st.markdown("**条例の構造**（「なし」とした要素を問う質問は除外されます）")
+        st.markdown(
+            "**条例の構造**（「なし」とした要素を問う質問は除外されます）"
+            if about_ordinance
+            else "**対象にあるもの**（「なし」とした要素を問う質問は除外されます）"
+        )
         choices = {
             feature: st.radio(
                 label,

@@ -2,21 +2,27 @@
 
 The interviewer looks for missing slots, asks the question with the highest value of
 information, stops when the document is complete enough and writes it. Sessions are saved after
-every turn and can be resumed from the sidebar.
+every turn; the open session's id is kept in the URL (``?session=…``), so a reload or a bookmark
+comes back to it, and any saved session can be reopened from the sidebar.
 """
 
 import streamlit as st
 
 from core.errors import WorkbenchError
 from ui.interview import (
-    SESSION_KEY,
     chat_history,
+    current_session_id,
     decision_panel,
     document_panel,
+    end_actions,
     interviewer,
     labels,
+    newest_first,
+    open_session,
     pending_facts,
+    show_notices,
     slot_panel,
+    stash_notices,
     stop_panel,
 )
 from ui.resources import settings, shown_time
@@ -52,13 +58,15 @@ iv = interviewer(cfg, corpus=corpus)
 if start:
     try:
         started = iv.start(domain, topic, user_id="streamlit")
-        st.session_state[SESSION_KEY] = started.session.session_id
+        open_session(started.session.session_id)
     except WorkbenchError as exc:
         st.sidebar.error(exc.user_message)
 
+session_id = current_session_id(iv)
+
 with st.sidebar:
     st.subheader("セッション一覧")
-    sessions = iv.sessions()
+    sessions = newest_first(iv.sessions())
     if sessions:
         options = {s.session_id: s for s in sessions}
 
@@ -72,15 +80,17 @@ with st.sidebar:
                 f"・{when}{broken}）"
             )
 
+        if st.session_state.get("iv_pick") not in options:
+            st.session_state.pop("iv_pick", None)
         chosen = st.selectbox(
             "保存されたセッション", list(options), format_func=describe, key="iv_pick"
         )
         if st.button("再開", key="iv_resume"):
-            st.session_state[SESSION_KEY] = chosen
+            open_session(chosen, select=False)
+            st.rerun()
     else:
         st.caption("保存されたセッションはまだありません。")
 
-session_id = st.session_state.get(SESSION_KEY)
 if not session_id:
     st.info(
         "サイドバーでドメインとテーマを入力して「開始」を押すか、保存されたセッションを再開してください。"
@@ -95,6 +105,7 @@ except WorkbenchError as exc:
 
 for warning in result.warnings:
     st.warning(warning)
+show_notices()
 
 answer = None if result.done else st.chat_input("回答を入力（「終了」で中断）", key="iv_answer")
 if answer is not None:
@@ -102,14 +113,20 @@ if answer is not None:
         result = iv.answer(session_id, answer)
     except WorkbenchError as exc:
         st.error(exc.user_message)
-    for c in result.contradictions:
-        st.warning(
-            f"{c.field}が以前の回答と食い違っています:「{c.old_value}」→「{c.new_value}」。確認の質問をします。"
+    notices = [
+        (
+            "warning",
+            f"{c.field}が以前の回答と食い違っています:「{c.old_value}」→「{c.new_value}」。"
+            "確認の質問をします。",
         )
-    for c in result.resolved:
-        st.info(f"{c.field}: {c.resolution}")
-    for warning in result.warnings:
-        st.warning(warning)
+        for c in result.contradictions
+    ]
+    notices += [("info", f"{c.field}: {c.resolution}") for c in result.resolved]
+    notices += [("warning", w) for w in result.warnings]
+    stash_notices(notices)
+    if result.done:
+        st.rerun()  # the answer box must go as soon as the document is written
+    show_notices()
 
 chat_col, panel_col = st.columns([3, 2])
 with chat_col:
@@ -126,3 +143,4 @@ if result.done:
     stop_panel(iv, result)
     pending_facts(iv, result)
     document_panel(result)
+    end_actions(iv, result)

@@ -58,9 +58,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             {
                 "domain": args.domain,
                 "results": [
-                    r.model_dump(mode="json", exclude={"document"} if not args.document else None)
+                    {
+                        **r.model_dump(
+                            mode="json", exclude={"document"} if not args.document else None
+                        ),
+                        "document_quality": r.quality.summary(),
+                    }
                     for r in results
                 ],
+                "document_quality": quality_totals(results),
                 "summary": {k: v.model_dump(mode="json") for k, v in summary.items()},
             }
         )
@@ -79,13 +85,39 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             f"{k.duplicate_rate:.2f} / QCheck 失敗率 {k.qcheck_fail_rate:.2f} / "
             f"VoI 非増加 {'はい' if k.voi_non_increasing else 'いいえ'}"
         )
+        q = r.quality.summary()
+        print(
+            f"  文書の品質: 回答に裏づけのある値 {r.quality.supported}/{q['values']}"
+            f"（{q['supported_share']:.0%}）/ 断片 {q['fragments']} / 列の重複 {q['duplicates']}"
+            f" / 別の質問の回答から {q['cross_slot']}"
+        )
+        for problem in r.quality.problems:
+            print(f"    - {problem}")
         if args.document and r.document:
             print(r.document)
     for d in summary.values():
         print(
             f"-- {d.domain}: {d.sessions} 件, 平均ターン {d.turn_count}, 充足率 {d.slot_coverage:.2f}"
         )
+    t = quality_totals(results)
+    print(
+        f"-- 文書の品質: 裏づけ率 {t['supported_share']:.3f}（{t['values']} 値）/ 断片 "
+        f"{t['fragments']} / 列の重複 {t['duplicates']} / 別の質問の回答から {t['cross_slot']}"
+    )
     return 0
+
+
+def quality_totals(results: list[Any]) -> dict[str, Any]:
+    """Document quality over the scenarios: values shown, share supported by an answer span,
+    fragments, duplicated columns, values taken from answers to other questions."""
+    values = sum(r.quality.values for r in results)
+    return {
+        "values": values,
+        "supported_share": round(sum(r.quality.supported for r in results) / max(1, values), 4),
+        "fragments": sum(r.quality.fragments for r in results),
+        "duplicates": sum(r.quality.duplicates for r in results),
+        "cross_slot": sum(r.quality.cross_slot for r in results),
+    }
 
 
 def _interviewer(args: argparse.Namespace) -> Any:

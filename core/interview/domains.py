@@ -126,10 +126,16 @@ class DomainSpec(BaseModel):
     hypothesis: str
     document_title: str
     slots: list[SlotSpec] = Field(min_length=1)
+    # slots without which the document is not complete, whatever the coverage says (a
+    # postmortem without a root cause): the hard stop waits until each is filled or the user
+    # could not answer it (design 2.3, stop rule)
+    stop_requires: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _check(self) -> DomainSpec:
         names = [s.name for s in self.slots]
+        if not set(self.stop_requires) <= set(names):
+            raise ValueError(f"{self.name}: stop_requires names unknown slots")
         if len(names) != len(set(names)):
             raise ValueError(f"{self.name}: duplicate slot names")
         if not any(s.critical for s in self.slots):

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from core.interview.answers import AnswerKind, classify_answer, detect_language, is_correction
 from core.interview.domains import SlotSpec
-from core.interview.normalizers import normalize
+from core.interview.normalizers import normalize, parse_refs
 from core.interview.parsing import (
     ParsedValue,
     clauses,
@@ -133,6 +133,8 @@ def _incidental(
         hits = [s for s in sents if any(re.search(c, s, re.IGNORECASE) for c in spec.cues)]
         if not hits:
             continue
+        if spec.type == "links" and not parse_refs("。".join(hits)):
+            continue  # a cue word in passing (「チケットに記録する」) is not a reference
         value = parse_value(spec, "。".join(hits), today)
         if spec.type == "text" and value.normalized_match > 0:
             # a text slot mentioned in passing keeps only the clauses that carry its cues

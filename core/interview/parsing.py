@@ -55,6 +55,8 @@ _CONDITION = re.compile(
 )
 _YES = re.compile(r"可能|できる|できます|戻せる|戻せます|あり|はい|yes|可(?!能)", re.IGNORECASE)
 _NO = re.compile(r"不可|できない|できません|戻せない|戻せません|なし|いいえ|no\b", re.IGNORECASE)
+_HOLE = "\x00"  # where a field's value was taken out of the remainder
+_DANGLING = re.compile(r"[^、。,\s]{1,8}(?:は|が|:|：)\s*[、,。]?")
 _CONTENT = re.compile(r"[\s、。,.!?！？・()\[\]「」→~-]")
 
 
@@ -147,10 +149,11 @@ def _clause_with_cue(text: str, cues: list[str], in_item: bool) -> FieldHit | No
         if not any(re.search(cue, part, re.IGNORECASE) for cue in cues):
             continue
         start = text.find(part)
-        keep = in_item and index == 0
-        if keep and len(parts) > 1:
+        if in_item and index == 0:
+            # the item's own subject: not a separate value (a one-clause item would otherwise
+            # give the same text as both its action and its result)
             continue
-        return FieldHit(part, None, [] if keep else [(start, start + len(part))])
+        return FieldHit(part, None, [(start, start + len(part))])
     return None
 
 
@@ -312,15 +315,54 @@ def _remainder(text: str, spans: list[tuple[int, int]]) -> str | None:
     chars = list(text)
     for a, b in spans:
         for i in range(max(0, a), min(len(chars), b)):
-            chars[i] = " "
-    rest = "".join(chars)
+            chars[i] = _HOLE
+    rest = _drop_residue("".join(chars)).replace(_HOLE, " ")
     rest = re.sub(r"\([\s、,・/]*\)", "", rest)
     rest = re.sub(r"\s*([、,])(?:\s*[、,])+", r"\1", rest)
     rest = re.sub(r"\s+", " ", rest).strip(" 、,。;；:・()→-")
     rest = re.sub(r"^(?:頃|ごろ)\s*[、,]?\s*", "", rest)
     rest = re.sub(r"(?:です|でした|になります|ます|だ)[。.]?$", "", rest).strip(" 、,。")
-    rest = re.sub(r"^(?:は|が|を|で|に|と)(?=\s|$)", "", rest).strip()
+    rest = re.sub(r"^(?:には|では|とは|は|が|を|で|に|と)(?=[\s、,]|$)", "", rest).strip(" 、,")
+    # a topic whose value was taken out (「…。 、期限は」) is a fragment, not part of the value
+    pieces = re.split(r"(?<=[。、,])", rest)
+    kept = pieces[:1] + [p for p in pieces[1:] if not _DANGLING.fullmatch(p.strip())]
+    rest = re.sub(r"[。]\s*[、,]", "。", "".join(kept)).strip(" 、,;；:。")
     return rest if content_length(rest) >= 1 else None
+
+
+def _residue(piece: str) -> bool:
+    """A clause left over from values taken out: 「 担当、」「 まで、」「 に適用できること」."""
+    if _HOLE not in piece:
+        return False
+    if re.match(rf"^\s*{_HOLE}+\s*(?:には|では|は|が|を|に|で|と|まで|から|の)", piece):
+        return True
+    return content_length(piece.replace(_HOLE, "")) <= 3
+
+
+def _drop_residue(text: str) -> str:
+    """Remove the residue of taken-out values, inside brackets (a bracket left with nothing goes
+    whole) and between clauses; the first clause (the value's head) is always kept."""
+
+    def inner(m: re.Match[str]) -> str:
+        parts = re.split(r"(?<=[、,])", m.group(2))
+        kept = [p for p in parts if not _residue(p)]
+        body = "".join(kept).strip(" 、,")
+        return f"{m.group(1)}{body}{m.group(3)}" if content_length(body) else ""
+
+    text = re.sub(r"([(（])([^()（）]*)([)）]|$)", inner, text)
+    text = re.sub(rf"{_HOLE}+\s*(?:頃|ごろ)", _HOLE, text)
+    pieces = re.split(r"(?<=[、,。])", text)
+    return "".join(pieces[:1] + [p for p in pieces[1:] if not _residue(p)])
+
+
+def _without_label(value: str, spec: FieldSpec) -> str:
+    """``成功基準は停止ゼロ`` -> ``停止ゼロ``: the field's own label adds nothing in its column."""
+    names = [spec.label, *spec.terms]
+    for name in sorted({n for n in names if n}, key=len, reverse=True):
+        m = re.match(rf"{re.escape(name)}\s*(?:は|:|：)\s*", value)
+        if m and content_length(value[m.end() :]) >= 2:
+            return value[m.end() :]
+    return value
 
 
 def parse_fields(
@@ -335,7 +377,10 @@ def parse_fields(
         hit = extract_field(fspec, text, today, in_item=in_item)
         if hit is None:
             continue
-        fields[fspec.name] = hit.display
+        display = _without_label(hit.display, fspec)
+        if fspec.kind == "text" and any(_same(display, v) for v in fields.values()):
+            continue  # one clause is one field's value, not two columns saying the same
+        fields[fspec.name] = display
         if hit.norm is not None and fspec.kind in COMPARABLE_KINDS:
             norm[fspec.name] = hit.norm
         if fspec.kind not in ("category", "bool"):
@@ -344,8 +389,19 @@ def parse_fields(
         if fspec.kind == "remainder":
             rest = _remainder(text, spans)
             if rest:
-                fields[fspec.name] = rest
+                fields[fspec.name] = _without_label(rest, fspec)
+    # a cue-found text field that repeats the remainder (the same clause) says nothing more
+    for fspec in specs:
+        if fspec.kind != "text" or fspec.required or fspec.name not in fields:
+            continue
+        others = [v for k, v in fields.items() if k != fspec.name]
+        if any(_same(fields[fspec.name], v) for v in others):
+            del fields[fspec.name]
     return fields, norm
+
+
+def _same(a: str, b: str) -> bool:
+    return _CONTENT.sub("", a).casefold() == _CONTENT.sub("", b).casefold()
 
 
 def completeness(spec: SlotSpec, fields: dict[str, Any]) -> float:

@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from core.errors import InputError
+from core.interview.doc_quality import DocumentQuality, document_quality
 from core.interview.kpi import SessionKPI, session_kpis
 from core.interview.orchestrator import Interviewer, TurnResult
 from core.settings import PROJECT_ROOT, Settings
@@ -91,6 +92,7 @@ class SimulationResult(BaseModel):
     document: str | None
     start_latency_ms: float
     latencies_ms: list[float]
+    quality: DocumentQuality = Field(default_factory=DocumentQuality)
 
 
 def load_scenario(path: Path) -> list[Scenario]:
@@ -164,6 +166,7 @@ def run_scenario(
             turns.append(record)
         state = result.session
         spec_critical = [n for n, s in state.slots.items() if s.critical]
+        quality = document_quality(state, iv.specs_for(state))
         iv.close()
         return SimulationResult(
             scenario=scenario.id,
@@ -179,4 +182,5 @@ def run_scenario(
             document=state.document,
             start_latency_ms=round(start_ms, 2),
             latencies_ms=[t.latency_ms for t in turns],
+            quality=quality,
         )

@@ -1,6 +1,8 @@
 """The two-stage stop (design 2.3 / 10.3) plus the user abort and the turn budget.
 
-1. hard stop (``kpi_met``): critical-slot coverage >= target (0.85) and no critical gap;
+1. hard stop (``kpi_met``): critical-slot coverage >= target (0.85), no critical gap, and every
+   slot the domain's ``stop_requires`` names settled: filled, or asked and left unanswered
+   (``UNANSWERED_SETTLES`` times), so that the interview never stops without having asked;
 2. soft stop (``voi_low``): max over actions of VoI < τ_stop (0.08), with the missing slots;
 3. ``user_abort`` when the user says so, ``timeout`` when the turn budget is used up.
 """
@@ -25,8 +27,30 @@ def _info(state: SessionState, reason: str, now: float, max_voi: float | None = 
     )
 
 
-def hard_stop(state: SessionState, params: VoIParams, now: float) -> StopInfo | None:
-    if coverage(state.slots) >= params.coverage_target and not critical_gaps(state):
+UNANSWERED_SETTLES = 2
+
+
+def unsettled(state: SessionState, required: list[str] | tuple[str, ...]) -> list[str]:
+    """The required slots neither filled nor given up on by the user."""
+    out = []
+    for name in required:
+        slot = state.slots.get(name)
+        if slot is not None and not slot.filled and slot.unanswered_count < UNANSWERED_SETTLES:
+            out.append(name)
+    return out
+
+
+def hard_stop(
+    state: SessionState,
+    params: VoIParams,
+    now: float,
+    required: list[str] | tuple[str, ...] = (),
+) -> StopInfo | None:
+    if (
+        coverage(state.slots) >= params.coverage_target
+        and not critical_gaps(state)
+        and not unsettled(state, required)
+    ):
         return _info(state, "kpi_met", now)
     return None
 

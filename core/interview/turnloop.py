@@ -215,7 +215,8 @@ class TurnLoop:
 
     def advance(self, ctx: TurnContext, first: bool = False, unanswered: bool = False) -> None:
         state, params = ctx.state, self.params
-        stop = hard_stop(state, params, ctx.now) or budget_stop(
+        required = ctx.domain.stop_requires
+        stop = hard_stop(state, params, ctx.now, required) or budget_stop(
             state, ctx.domain.turn_budget, ctx.now
         )
         if stop:
@@ -232,7 +233,7 @@ class TurnLoop:
                 break
             self.search(ctx, decision)
             searches += 1
-            stop = hard_stop(state, params, ctx.now)
+            stop = hard_stop(state, params, ctx.now, required)
             if stop:
                 self.finish(ctx, stop)
                 return

@@ -40,6 +40,8 @@ from core.question_sets.contract import (
 POOL_ID_FORM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 MAX_POOL_BYTES = 2 * 1024 * 1024
+# The pool offered first: questions over the sample runbooks the workbench ships (data/runbooks).
+DEFAULT_POOL_ID = "RB-v1.0"
 
 
 class GoldenPoolError(InputError):
@@ -267,6 +269,7 @@ def freeze_pool(path: Path) -> str:
 
 
 __all__ = [
+    "DEFAULT_POOL_ID",
     "MAX_POOL_BYTES",
     "GoldenPool",
     "GoldenPoolError",

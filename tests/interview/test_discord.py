@@ -47,7 +47,8 @@ def test_on_message_runs_the_orchestrator(iv, clock):
     ch.sent.clear()
     say(handler, "人間ではない", ch, bot=True)
     assert ch.sent == []  # other bots are ignored
-    for slot in ("summary", "impact", "detection", "capa", "timeline"):
+    # the root cause last: a postmortem does not stop before it was asked
+    for slot in ("summary", "impact", "detection", "capa", "timeline", "root_cause"):
         clock.tick()
         reply = say(handler, APPENDIX_G[slot], ch)
     assert reply is not None and all(len(part) <= 2000 for part in ch.sent)

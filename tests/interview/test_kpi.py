@@ -23,7 +23,8 @@ def test_kpis_of_a_session_and_from_the_wal(iv, clock, settings):
         result = iv.answer(result.session.session_id, reply_for(result, APPENDIX_G))
     k = session_kpis(result.session)
     assert k.slot_coverage == 1.0 and k.stop_reason == "kpi_met" and k.completed
-    assert k.total_questions == 5 and k.duplicate_rate == 0.0 and k.question_efficiency == 1.0
+    # five critical slots and the root cause the stop rule requires
+    assert k.total_questions == 6 and k.duplicate_rate == 0.0 and k.question_efficiency == 1.0
     assert k.turn_count == result.session.turn
     assert k.voi_non_increasing and k.voi_median_non_increasing
     assert k.qcheck_total >= k.total_questions and k.qcheck_fail_rate == 0.0

@@ -77,3 +77,59 @@ def test_cli_rejects_a_scenario_of_another_domain(capsys, scenarios):
     assert "一致しません" in capsys.readouterr().err
     with pytest.raises(InputError):
         load_scenario(SCENARIO_DIR / "missing.yaml")
+
+
+def _sections(document: str) -> dict[str, str]:
+    out, name = {}, None
+    for line in document.splitlines():
+        if line.startswith("## "):
+            name = line[3:].strip()
+            out[name] = ""
+        elif name and line.strip():
+            out[name] += line + "\n"
+    return out
+
+
+def test_document_quality_over_all_scenarios(results):
+    """Every value the documents show is checked against what the simulated user said."""
+    problems = [(r.scenario, p) for r in results for p in r.quality.problems]
+    assert sum(r.quality.fragments for r in results) == 0, problems
+    assert sum(r.quality.duplicates for r in results) == 0, problems
+    values = sum(r.quality.values for r in results)
+    supported = sum(r.quality.supported for r in results)
+    assert values >= 200 and supported / values >= 0.9, problems
+    sop = [r for r in results if r.domain == "sop"]
+    assert sum(r.quality.cross_slot for r in sop) == 0, problems
+
+
+def test_the_new_users_postmortem_is_complete_and_clean(results):
+    r = next(x for x in results if x.scenario == "pm-vpn-cert-new-user")
+    asked = [t for t in r.turns if "root_cause" in t.targets]
+    assert asked, "the root cause must be asked before the interview stops"
+    doc = _sections(r.document or "")
+    assert "（未記入）" not in doc["根本原因"] and "属人化" in doc["根本原因"]
+    capa = doc["是正・予防策（CAPA）"]
+    assert "期限は" not in capa and "、 |" not in capa and "成功基準は" not in capa
+    impact = doc["影響"]
+    assert "経費精算" in impact and "50万円" in impact  # functions and revenue are kept
+    assert "20分" in doc["検知"] and "30日" not in doc["検知"]
+    for row in doc["タイムライン"].splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert len(set(c for c in cells[1:] if c)) == len([c for c in cells[1:] if c]), row
+
+
+def test_the_new_users_sop_is_clean(results):
+    r = next(x for x in results if x.scenario == "sop-edr-isolation-new-user")
+    doc = _sections(r.document or "")
+    for name in ("分岐", "ロールバック"):
+        for row in doc[name].splitlines()[2:]:
+            assert "| は、" not in row and "| 、" not in row, row
+    steps = doc["手順"]
+    for row in steps.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|") if c.strip()]
+        assert len(cells) == len(set(cells)), row  # 期待結果 never repeats 操作
+    validation = doc["検証"].splitlines()
+    assert validation[0].count("|") == 3  # 確認観点 and 合格基準 in one row
+    assert "社外への通信" in validation[2] and "合格" in validation[2]
+    assert "チケットに隔離時刻" not in doc["参考資料"]  # a step is not a reference
+    assert "環境・ツール: EDR管理コンソールの隔離権限" not in doc["前提条件"]

@@ -55,7 +55,7 @@ def test_the_shipped_pool_is_verified_and_covers_an_ordinance(pool):
         assert needed in categories
     assert all("{ordinance_name}" in q.template for q in pool.questions)
     assert len({q.question_id for q in pool.questions}) == len(pool.questions)
-    assert [e.pool_id for e in list_pools(GOLDEN_DIR) if e.ok] == ["A-v1.1"]
+    assert "A-v1.1" in [e.pool_id for e in list_pools(GOLDEN_DIR) if e.ok]
 
 
 def test_a_tampered_pool_is_refused_in_japanese(golden_copy):

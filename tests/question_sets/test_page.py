@@ -178,8 +178,24 @@ def test_header_and_metadata_edits_are_validated_live(state_dir):
     assert body["ordinance_id"] == "k999" and "note" not in body["metadata"]
 
 
+def test_the_runbook_pool_is_the_default_and_generates_without_ordinance_fields(state_dir):
+    at = start()
+    assert at.selectbox(key="qs_gen_pool").value == "RB-v1.0"
+    assert not [t for t in at.text_input if t.key == "qs_gen_name"]
+    at.text_input(key="qs_gen_oid").input("runbooks")
+    at.radio(key="qs_gen_feature_RB-v1.0_ddos").set_value("なし")
+    at.form_submit_button[0].click()
+    at.run()
+    assert not at.exception
+    assert "24 問から 22 問を採用、2 問を除外しました" in texts(at.success)
+    exported = loads_question_set(at.session_state["qs_export_bytes"])
+    assert exported.question_set_id == "cqset-runbooks-RB-v1.0"
+    assert not any("DDoS" in q.question_text for q in exported.questions)
+
+
 def test_generate_from_a_pool_into_the_editor(state_dir):
     at = start()
+    at.selectbox(key="qs_gen_pool").set_value("A-v1.1").run()
     at.text_input(key="qs_gen_oid").input("k518RG00000022")
     at.text_input(key="qs_gen_name").input("架空市情報セキュリティ条例")
     at.radio(key="qs_gen_feature_A-v1.1_penalties").set_value("なし")

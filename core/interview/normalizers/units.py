@@ -154,7 +154,7 @@ class Duration:
 _DUR_UNITS: tuple[tuple[str, float], ...] = (
     (r"秒|seconds?(?![A-Za-z])|secs?(?![A-Za-z])", 1.0),
     (
-        r"分間?(?!の|け|か|類|野|析|散|岐|解|離|担|母|子|量)|minutes?(?![A-Za-z])|mins?(?![A-Za-z])",
+        r"分間?(?!の|け|か(?!か)|類|野|析|散|岐|解|離|担|母|子|量)|minutes?(?![A-Za-z])|mins?(?![A-Za-z])",
         60.0,
     ),
     (r"時間|hours?(?![A-Za-z])|hrs?(?![A-Za-z])|h(?![A-Za-z])", 3600.0),
