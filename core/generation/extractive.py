@@ -1,15 +1,21 @@
 """The extractive answerer: the offline answer mode (no LLM), a real algorithm.
 
-It splits each retrieved passage into units (numbered steps and sentences), scores every unit
-against the question by query-term coverage and embedding similarity (plus the passage's own
-retrieval score), and composes an answer from the best units with citation markers:
+It splits each retrieved passage into units (numbered steps, bullet items, table rows and
+sentences; lines indented under an item stay under it), scores every unit against the question
+by query-term coverage (of the unit read under its heading path) and embedding similarity (plus
+the passage's own retrieval score), favours the units of the kind the question asks for (see
+``core.generation.intent``: steps, criteria, contacts, definitions; a 目的 section answers none
+of them), and composes an answer from the best units with citation markers:
 
 - when the best unit is a numbered step, the whole numbered list it belongs to is given, in
   its original order (operators need every step, not the single best sentence); the same for
   a bullet list introduced by a lead sentence (「次のいずれかに当てはまる場合…」 and its items)
   or one of at most ``SHORT_LIST`` items;
 - otherwise the best sentences are given in document order;
-- up to two strong units from other passages follow as 補足.
+- nested items are given nested, with their indentation under the item;
+- up to two strong units of the kind asked for from other passages follow as 補足; one from
+  another document only when it answers the question too (enough of the question's subject
+  terms, or close in meaning).
 
 Every unit carries the marker of the passage it came from (``[1]`` or ``[0]``, as the caller
 labels them), so every claim in the answer is traceable to its source.
