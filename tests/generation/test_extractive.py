@@ -257,3 +257,25 @@ def test_the_title_is_not_read_as_the_section():
     assert section_kind("VPNログイン失敗対応手順 > 詳細手順 > 個別ユーザーの失敗") == "steps"
     assert section_kind("VPNログイン失敗対応手順 > 注意事項") is None
     assert section_kind("Incident Response > Contacts") == "contacts"
+
+
+NIGHT = "エスカレーション体制 > 夜間の連絡"
+NIGHT_STEPS = "1. オンコール表の当番へ電話する。\n2. 応答がなければ副責任者へ電話する。\n"
+
+
+def test_a_question_asking_for_two_kinds_gets_the_second_as_a_supplement():
+    question = "夜間に不審メールが届いたときの連絡先と対応手順"
+    terms = ["夜間", "不審", "メール", "連絡", "対応", "手順"]
+    night = Evidence("6", NIGHT_STEPS, NIGHT, 0.8)
+    # the runbook itself has both: its steps and its contacts answer
+    answer = extractive_answer(question, [*mail_evidence(), night], terms)
+    assert answer.intent == "contacts"
+    assert {"2", "4"} <= set(answer.used_labels)
+    # without its own contacts, the other runbook's night contacts supplement its steps
+    without = [e for e in mail_evidence() if not e.heading.endswith("連絡先")]
+    answer = extractive_answer(question, [*without, night], terms)
+    assert {"2", "6"} <= set(answer.used_labels)
+    assert "オンコール表の当番へ電話する" in answer.text
+    # asked for one kind only, the other runbook's step shares too little to be a 補足
+    answer = extractive_answer("不審メールの対応手順は", [*mail_evidence(), night], terms[1:])
+    assert "[6]" not in answer.text
