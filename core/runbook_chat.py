@@ -236,7 +236,7 @@ def _answer(
 
 def _extractive(question: str, outcome: SearchOutcome, corpus) -> Answer:
     evidence = [
-        Evidence(str(n), h.chunk.body, h.chunk.heading or h.chunk.title, h.combined)
+        Evidence(str(n), h.chunk.body, h.chunk.heading or h.chunk.title, h.combined, h.chunk.doc_id)
         for n, h in enumerate(outcome.hits, start=1)
     ]
     result = extractive_answer(

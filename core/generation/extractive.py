@@ -66,6 +66,7 @@ class Evidence:
     text: str  # passage body
     heading: str  # heading path or title, for the lead line
     score: float = 1.0  # retrieval score in [0, 1]
+    document: str = ""  # the document it comes from; else the first element of the heading path
 
 
 @dataclass(slots=True)
@@ -326,7 +327,11 @@ def extractive_answer(
         )
 
     taken = {(u.evidence, u.position) for u in chosen}
-    best_doc = document_key(evidence[best.evidence].heading)
+
+    def doc(e: Evidence) -> str:
+        return e.document or document_key(e.heading)
+
+    best_doc = doc(evidence[best.evidence])
     kinds = [section_kind(e.heading) for e in evidence]
     # the kinds a question asking for several (「連絡先と初動」) has not got from the chosen section
     given = {kinds[best.evidence]} | content_kinds(best.full_text, best.kind == "step")
@@ -342,7 +347,7 @@ def extractive_answer(
         and (intent is None or u.matches_intent)
         # another document's line (a step above all) only when it answers the question too
         and (
-            (best_doc and document_key(evidence[u.evidence].heading) == best_doc)
+            (best_doc and doc(evidence[u.evidence]) == best_doc)
             or _answers(u, evidence[u.evidence], terms, kinds[u.evidence] in missing)
         )
     ][:2]

@@ -279,3 +279,13 @@ def test_a_question_asking_for_two_kinds_gets_the_second_as_a_supplement():
     # asked for one kind only, the other runbook's step shares too little to be a 補足
     answer = extractive_answer("不審メールの対応手順は", [*mail_evidence(), night], terms[1:])
     assert "[6]" not in answer.text
+
+
+def test_sections_of_one_document_are_known_by_the_document_not_the_heading():
+    # Headings without the title above them (Markdown with the title in its front matter)
+    question, terms = "不審メールの対応手順は", ["不審", "メール", "対応", "手順"]
+    steps = Evidence("1", MAIL_SECTIONS["対応手順"], "対応手順", 0.8, document="mail.md")
+    more = Evidence("2", "1. 受信者へ注意喚起を送る。\n", "追加の対応手順", 0.8, document="mail.md")
+    other = Evidence("3", "1. 受信者へ注意喚起を送る。\n", "追加の対応手順", 0.8, document="vpn.md")
+    assert "[2]" in extractive_answer(question, [steps, more], terms).text
+    assert "[3]" not in extractive_answer(question, [steps, other], terms).text
