@@ -338,7 +338,8 @@ def extractive_answer(
     missing = set(intents) - given if len(intents) > 1 else set()
     extras = [
         u
-        for u in sorted(units, key=lambda u: -u.score)
+        # ranked by their own text: a heading says the same of every line under it
+        for u in sorted(units, key=lambda u: -(u.score - u.context_gain))
         if u.evidence != best.evidence
         and (u.evidence, u.position) not in taken
         and u.score >= 0.7 * best.score

@@ -119,7 +119,7 @@ _CONTACT_LINE = re.compile(
 _CRITERION = re.compile(
     r"以上|以下|以内|超え|超過|未満|を超える|場合|とき[はに、]|時は|いずれか"
     r"|\d+\s*(?:件|回|分|時間|日|%|％|台|人|GB|MB)"
-    r"|\bif\b|\bwhen\b|\bmore than\b|\bat least\b|\bwithin\b|\bexceeds?\b|[≥≧>]=?|\bany of\b",
+    r"|\bif\b|\bwhen\b|\bmore than\b|\bat least\b|\bwithin\b|\bexceeds?\b|[≥≧≦≤]|[<>]=?\s*\d|\bany of\b",
     _I,
 )
 _DEFINITION = re.compile(
