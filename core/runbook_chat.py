@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core import guardrails
@@ -273,11 +273,11 @@ def _answer(
 
 def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -> Answer:
     evidence = [
-        Evidence(str(n), h.chunk.body, h.chunk.heading or h.chunk.title, h.combined)
+        Evidence(str(n), h.chunk.body, h.chunk.heading or h.chunk.title, h.combined, h.chunk.doc_id)
         for n, h in enumerate(outcome.hits, start=1)
     ]
     if said:
-        fresh = [Evidence(e.label, _unsaid(e.text, said), e.heading, e.score) for e in evidence]
+        fresh = [replace(e, text=_unsaid(e.text, said)) for e in evidence]
         if any(e.text.strip() for e in fresh):
             evidence = [e for e in fresh if e.text.strip()]
     result = extractive_answer(

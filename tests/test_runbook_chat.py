@@ -61,6 +61,33 @@ def test_vague_question_gets_the_clarification_template(sample_settings, questio
     assert "例：「ログインできない」" in a.answer
 
 
+def test_a_symptom_gets_the_steps_not_the_purpose(sample_settings):
+    a = ask("VPN に接続できない", [], cfg(), sample_settings)
+    assert a.answer_mode == "extractive"
+    head = a.answer.splitlines()[0]
+    assert "VPN" in head and "目的" not in head and "適用範囲" not in head
+    # what to do: numbered steps or the criteria that say whom to hand over to
+    assert any(line.startswith(("1. ", "- ")) for line in a.answer.splitlines()[1:])
+    assert "切り分ける" not in a.answer  # the 目的 sentence of the VPN runbook
+
+
+def test_criteria_and_contacts_questions_get_their_sections(sample_settings):
+    criteria = ask(
+        "VPN の障害をネットワーク運用チームへ引き渡す判断基準は", [], cfg(), sample_settings
+    )
+    assert "判断基準" in criteria.answer.splitlines()[0]
+    contacts = ask("ネットワーク運用チームの連絡先は", [], cfg(), sample_settings)
+    assert "連絡先" in contacts.answer.splitlines()[0]
+    assert "noc@example.jp" in contacts.answer
+
+
+def test_nested_items_under_a_step_stay_nested(sample_settings):
+    a = ask("VPN で Invalid token エラーが出る原因", [], cfg(), sample_settings)
+    lines = a.answer.splitlines()
+    nested = [line for line in lines if line.startswith("   - ")]
+    assert any("FortiToken" in line for line in nested)
+
+
 def test_dangerous_question_gets_the_banner_and_still_an_answer(sample_settings):
     a = ask("証跡のイベントログを消去してもよいですか", [], cfg(), sample_settings)
     assert a.flags.dangerous_operation and a.banner == "⚠️ 承認・確認が必要"

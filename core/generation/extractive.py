@@ -1,15 +1,21 @@
 """The extractive answerer: the offline answer mode (no LLM), a real algorithm.
 
-It splits each retrieved passage into units (numbered steps and sentences), scores every unit
-against the question by query-term coverage and embedding similarity (plus the passage's own
-retrieval score), and composes an answer from the best units with citation markers:
+It splits each retrieved passage into units (numbered steps, bullet items, table rows and
+sentences; lines indented under an item stay under it), scores every unit against the question
+by query-term coverage (of the unit read under its heading path) and embedding similarity (plus
+the passage's own retrieval score), favours the units of the kind the question asks for (see
+``core.generation.intent``: steps, criteria, contacts, definitions; a 目的 section answers none
+of them), and composes an answer from the best units with citation markers:
 
 - when the best unit is a numbered step, the whole numbered list it belongs to is given, in
   its original order (operators need every step, not the single best sentence); the same for
   a bullet list introduced by a lead sentence (「次のいずれかに当てはまる場合…」 and its items)
   or one of at most ``SHORT_LIST`` items;
 - otherwise the best sentences are given in document order;
-- up to two strong units from other passages follow as 補足.
+- nested items are given nested, with their indentation under the item;
+- up to two strong units of the kind asked for from other passages follow as 補足; one from
+  another document only when it answers the question too (enough of the question's subject
+  terms, or close in meaning).
 
 Every unit carries the marker of the passage it came from (``[1]`` or ``[0]``, as the caller
 labels them), so every claim in the answer is traceable to its source.
@@ -23,6 +29,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.generation.intent import (
+    DEFINITION,
+    PURPOSE,
+    content_kinds,
+    content_terms,
+    document_key,
+    question_intents,
+    section_kind,
+)
 from core.text.english import is_plain_word, same_stem_in
 
 STEP_RE = re.compile(
@@ -30,10 +45,20 @@ STEP_RE = re.compile(
 )
 SENTENCE_RE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 BULLET_RE = re.compile(r"^\s*[-*・•]\s+")
+TABLE_RULE_RE = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?$")
 MAX_STEPS = 12
+MAX_CHILDREN = 12  # nested lines kept under one item
 SHORT_LIST = 6  # a bullet list this short is given whole, like a numbered list
 LEAD_WORDS = ("次の", "以下の")
 MAX_UNIT_CHARS = 300
+# The kind of answer the question asks for, found in the heading path or in the unit's text.
+SECTION_BONUS = 0.2
+CONTENT_BONUS = 0.1
+PURPOSE_PENALTY = 0.15  # a 目的/適用範囲 section, when the question asks for something else
+# 補足 from another document must answer the question too: this share of its terms, or this
+# embedding similarity with it.
+SUPPLEMENT_COVERAGE = 0.5
+SUPPLEMENT_SIMILARITY = 0.86
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +67,7 @@ class Evidence:
     text: str  # passage body
     heading: str  # heading path or title, for the lead line
     score: float = 1.0  # retrieval score in [0, 1]
+    document: str = ""  # the document it comes from; else the first element of the heading path
 
 
 @dataclass(slots=True)
@@ -49,9 +75,19 @@ class Unit:
     evidence: int  # index into the evidence list
     position: int  # order inside the passage
     text: str
-    kind: str  # "step" | "bullet" | "lead" | "sentence"
-    list_id: int  # steps of one numbered list share an id; sentences get -1
+    kind: str  # "step" | "bullet" | "row" | "lead" | "sentence"
+    list_id: int  # items of one list (or rows of one table) share an id; sentences get -1
     score: float = 0.0
+    # nested lines under a list item: (indentation relative to the item, text), in order
+    children: list[tuple[int, str]] = field(default_factory=list)
+    similarity: float | None = None  # cosine with the question, when it was computed
+    context_gain: float = 0.0  # the part of the score owed to the heading path, not the text
+    matches_intent: bool = False  # its section or its text is the kind the question asks for
+
+    @property
+    def full_text(self) -> str:
+        """The item with its nested lines, for scoring."""
+        return " ".join([self.text, *(c for _, c in self.children)])
 
 
 @dataclass(slots=True)
@@ -59,45 +95,93 @@ class ExtractiveAnswer:
     text: str
     used_labels: list[str] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
+    intent: str | None = None  # the kind of answer the question asked for
 
 
 def _introduces_list(sentence: str) -> bool:
     return sentence.rstrip().endswith((":", "：")) or any(w in sentence for w in LEAD_WORDS)
 
 
-def split_units(text: str, evidence: int = 0) -> list[Unit]:
-    """Numbered steps (one per line), bullet items (one per line) and sentences, in order.
+def _indent(line: str) -> int:
+    head = line[: len(line) - len(line.lstrip())]
+    return len(head.replace("\t", "    ").replace("\u3000", "  "))
 
-    Consecutive steps share a ``list_id``, and so do consecutive bullet items; a sentence just
-    before a bullet list that introduces it (「次のいずれか…」, 「以下の…」, a trailing colon)
-    becomes the list's ``lead`` and shares its id.
+
+def _table_cells(line: str) -> str:
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    return " | ".join(c for c in cells if c)
+
+
+def split_units(text: str, evidence: int = 0) -> list[Unit]:
+    """Numbered steps, bullet items and table rows (one per line) and sentences, in order.
+
+    Consecutive steps share a ``list_id``, and so do consecutive bullet items and the rows of
+    a table (its header row is the table's ``lead``); a sentence just before a bullet list that
+    introduces it (「次のいずれか…」, 「以下の…」, a trailing colon) becomes the list's
+    ``lead`` and shares its id. Lines indented under an item (sub-items, continuation lines,
+    commands) are kept as the item's ``children`` with their relative indentation, so a nested
+    list stays nested; any bullet under a numbered step is its sub-item.
     """
     units: list[Unit] = []
     list_id = -1
     next_list = 0
     in_list = False  # inside a numbered list
     in_bullets = False  # inside a bullet list
+    in_table = False
+    item_indent = 0  # indentation of the current list item
+
+    def new_list() -> int:
+        nonlocal list_id, next_list
+        list_id, next_list = next_list, next_list + 1
+        return list_id
+
+    def add_child(line: str, stripped: str) -> None:
+        item = units[-1]
+        if len(item.children) < MAX_CHILDREN:
+            rel = max(_indent(line) - item_indent, 1)
+            item.children.append((rel, stripped[:MAX_UNIT_CHARS]))
+
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped:
             continue
-        if STEP_RE.match(stripped):
-            in_bullets = False
+        indent = _indent(line)
+        nested = (in_list or in_bullets) and units and indent > item_indent
+        if STEP_RE.match(stripped) and not nested:
+            in_bullets = in_table = False
             if not in_list:
-                list_id, next_list, in_list = next_list, next_list + 1, True
+                new_list()
+                in_list = True
+            item_indent = indent
             units.append(Unit(evidence, len(units), stripped[:MAX_UNIT_CHARS], "step", list_id))
             continue
-        if in_list and (line.startswith(("   ", "\t")) or BULLET_RE.match(line)):
-            # an indented continuation or sub-bullet of the current step
-            units[-1].text = (units[-1].text + " " + stripped)[:MAX_UNIT_CHARS]
+        if nested or (in_list and BULLET_RE.match(line)):
+            # a sub-item, an indented continuation or a command under the current item
+            add_child(line, stripped)
             continue
         in_list = False
+        if stripped.startswith("|") and stripped.count("|") >= 2:
+            in_bullets = False
+            if TABLE_RULE_RE.match(stripped):
+                if in_table and units and units[-1].kind == "row":
+                    units[-1].kind = "lead"  # the row above the rule is the header
+                continue
+            row = _table_cells(stripped)
+            if not row:
+                continue
+            if not in_table:
+                new_list()
+                in_table = True
+            units.append(Unit(evidence, len(units), row[:MAX_UNIT_CHARS], "row", list_id))
+            continue
+        in_table = False
         if BULLET_RE.match(stripped):
             item = BULLET_RE.sub("", stripped).strip()
             if len(item) < 4:
                 continue
             if not in_bullets:
-                list_id, next_list, in_bullets = next_list, next_list + 1, True
+                new_list()
+                in_bullets = True
                 lead = units[-1] if units else None
                 if (
                     lead
@@ -106,6 +190,7 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
                     and _introduces_list(lead.text)
                 ):
                     lead.kind, lead.list_id = "lead", list_id
+            item_indent = indent
             units.append(Unit(evidence, len(units), item[:MAX_UNIT_CHARS], "bullet", list_id))
             continue
         in_bullets = False
@@ -139,16 +224,77 @@ def _score_units(
     embedder,
 ) -> None:
     for u in units:
-        u.score = 0.55 * term_coverage(u.text, terms) + 0.2 * evidence[u.evidence].score
+        own = term_coverage(u.full_text, terms)
+        # Read in its context: a term in the document's title or the section's heading is
+        # said of every line under it (「不審メール」 in the title does not make the 目的
+        # sentence a better answer than the steps).
+        context = term_coverage(u.full_text + "\n" + evidence[u.evidence].heading, terms)
+        u.context_gain = 0.55 * (context - own)
+        u.score = 0.55 * context + 0.2 * evidence[u.evidence].score
     if embedder is None or query_vector is None or not units:
         return
     # Embedding similarity for the most promising units only (the embedder is the cost).
     head = sorted(units, key=lambda u: -u.score)[:8]
-    vectors = embedder.embed_passages([u.text for u in head])
+    vectors = embedder.embed_passages([u.full_text for u in head])
     sims = vectors @ np.asarray(query_vector, dtype=np.float32)
     for u, sim in zip(head, sims, strict=True):
+        u.similarity = float(sim)
         # E5 cosines live in ~[0.7, 0.9]; stretch that band to [0, 1]
         u.score += 0.25 * float(np.clip((sim - 0.75) / 0.15, 0.0, 1.0))
+
+
+def _intent_adjust(units: list[Unit], evidence: Sequence[Evidence], intents: list[str]) -> None:
+    """Favour units whose section (by its heading) or own text is the kind the question asks for.
+
+    A numbered step in a 手順 section answers "how", a line with a phone number in 連絡先
+    answers "who"; a 目的 or 適用範囲 section answers none of them, only "why" or "what". The
+    first kind the question names weighs most (「連絡先と初動」: contacts, then steps).
+    """
+    if not intents:
+        return
+    kinds = [section_kind(ev.heading) for ev in evidence]
+    for u in units:
+        section = kinds[u.evidence]
+        weight = 1.0 if section == intents[0] else 0.75
+        if section in intents:
+            u.score += SECTION_BONUS * weight
+            u.matches_intent = True
+        elif set(intents) & content_kinds(u.full_text, u.kind == "step"):
+            u.score += CONTENT_BONUS
+            u.matches_intent = True
+        if section == PURPOSE and not {PURPOSE, DEFINITION} & set(intents):
+            u.score -= PURPOSE_PENALTY
+
+
+def _answers(u: Unit, ev: Evidence, terms: Sequence[str], other_kind: bool) -> bool:
+    """Whether a unit of another document answers the question too.
+
+    Read under its heading path, it must hold enough of the question's content terms (its
+    subject, not the words that name the kind of answer: 「手順」 is in every runbook), or be
+    close to it in meaning. A unit of a second kind the question asks for (「連絡先と初動」:
+    the steps answered, the contacts supplement them) needs to share one content term only.
+    """
+    subject = content_terms(terms) or list(terms)
+    coverage = term_coverage(u.full_text + "\n" + ev.heading, subject)
+    if coverage >= SUPPLEMENT_COVERAGE or (other_kind and coverage > 0):
+        return True
+    return u.similarity is not None and u.similarity >= SUPPLEMENT_SIMILARITY
+
+
+def _render(u: Unit, label: str) -> list[str]:
+    """The item's line, then its nested lines indented under it, each with the marker."""
+    if u.kind == "step":
+        first = f"{u.text} [{label}]"
+        match = STEP_RE.match(u.text)
+        width = len(match.group(0)) if match else 3
+    else:
+        first = f"- {u.text} [{label}]"
+        width = 2
+    lines = [first]
+    if u.children:
+        base = min(rel for rel, _ in u.children)
+        lines += [f"{' ' * (width + rel - base)}{text} [{label}]" for rel, text in u.children]
+    return lines
 
 
 def extractive_answer(
@@ -160,46 +306,76 @@ def extractive_answer(
     max_sentences: int = 4,
 ) -> ExtractiveAnswer:
     """Compose an answer from the evidence; ``terms`` are the query's content terms."""
+    intents = question_intents(question)
+    intent = intents[0] if intents else None
     units = [u for i, ev in enumerate(evidence) for u in split_units(ev.text, i)]
     if not units:
-        return ExtractiveAnswer(text="")
+        return ExtractiveAnswer(text="", intent=intent)
     if embedder is not None and query_vector is None:
         query_vector = embedder.embed_query_vector(question)
     _score_units(units, evidence, terms, query_vector, embedder)
+    _intent_adjust(units, evidence, intents)
     best = max(units, key=lambda u: (u.score, -u.evidence, -u.position))
 
     chosen: list[Unit]
     members = [u for u in units if u.evidence == best.evidence and u.list_id == best.list_id]
     has_lead = any(u.kind == "lead" for u in members)
     if best.kind == "step" or (
-        best.kind in ("bullet", "lead") and (has_lead or len(members) <= SHORT_LIST)
+        best.kind in ("bullet", "row", "lead") and (has_lead or len(members) <= SHORT_LIST)
     ):
         chosen = members[: MAX_STEPS + 1]
     else:
-        same = [u for u in units if u.evidence == best.evidence and u.score >= 0.6 * best.score]
+        # inside the passage the heading says the same of every line: rank by the text
+        def own(u: Unit) -> float:
+            return u.score - u.context_gain
+
+        same = [u for u in units if u.evidence == best.evidence and own(u) >= 0.6 * own(best)]
         chosen = sorted(
-            sorted(same, key=lambda u: -u.score)[:max_sentences], key=lambda u: u.position
+            sorted(same, key=lambda u: -own(u))[:max_sentences], key=lambda u: u.position
         )
 
     taken = {(u.evidence, u.position) for u in chosen}
+
+    def doc(e: Evidence) -> str:
+        return e.document or document_key(e.heading)
+
+    best_doc = doc(evidence[best.evidence])
+    kinds = [section_kind(e.heading) for e in evidence]
+    # the kinds a question asking for several (「連絡先と初動」) has not got from the chosen section
+    given = {kinds[best.evidence]} | content_kinds(best.full_text, best.kind == "step")
+    missing = set(intents) - given if len(intents) > 1 else set()
     extras = [
         u
-        for u in sorted(units, key=lambda u: -u.score)
+        # ranked by their own text: a heading says the same of every line under it
+        for u in sorted(units, key=lambda u: -(u.score - u.context_gain))
         if u.evidence != best.evidence
         and (u.evidence, u.position) not in taken
         and u.score >= 0.7 * best.score
         and u.score > 0.2
+        # of the kind asked for (no 目的 sentence under a list of steps)
+        and (intent is None or u.matches_intent)
+        # another document's line (a step above all) only when it answers the question too
+        and (
+            (best_doc and doc(evidence[u.evidence]) == best_doc)
+            or _answers(u, evidence[u.evidence], terms, kinds[u.evidence] in missing)
+        )
     ][:2]
 
     ev = evidence[best.evidence]
     lines = [f"「{ev.heading}」より [{ev.label}]:" if ev.heading else f"[{ev.label}]:"]
     for u in chosen:
-        lines.append(f"{u.text} [{ev.label}]" if u.kind == "step" else f"- {u.text} [{ev.label}]")
+        lines += _render(u, ev.label)
     if extras:
         lines.append("")
         lines.append("補足:")
         for u in extras:
-            lines.append(f"- {u.text} [{evidence[u.evidence].label}]")
+            rendered = _render(u, evidence[u.evidence].label)
+            if u.kind == "step":  # out of its list, a step is a bullet of the 補足
+                rendered = _render(
+                    Unit(u.evidence, u.position, u.text, "bullet", -1, children=u.children),
+                    evidence[u.evidence].label,
+                )
+            lines += rendered
     used = [ev.label] + [
         evidence[u.evidence].label for u in extras if evidence[u.evidence].label != ev.label
     ]
@@ -207,4 +383,5 @@ def extractive_answer(
         text="\n".join(lines),
         used_labels=list(dict.fromkeys(used)),
         units=chosen + extras,
+        intent=intent,
     )

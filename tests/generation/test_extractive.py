@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from core.generation.extractive import Evidence, extractive_answer, split_units
+from core.generation.intent import question_intent, section_kind
 
 PATCH = """悪用が確認された脆弱性について、月例のサイクルを待たずに修正を適用する基準を定める。
 
@@ -40,7 +43,9 @@ def test_units_steps_bullets_and_a_lead():
     ]
     steps = split_units(STEPS)
     assert [u.kind for u in steps] == ["step", "step", "step"]
-    assert "EDR のコンソール" in steps[0].text  # the indented line continues step 1
+    # the indented line continues step 1: kept under it, not merged into it
+    assert steps[0].children == [(3, "EDR のコンソールで隔離を実行する。")]
+    assert "EDR のコンソール" in steps[0].full_text
 
 
 def test_a_sentence_that_does_not_introduce_the_list_is_not_its_lead():
@@ -79,6 +84,208 @@ def test_numbered_steps_stay_whole_and_in_order():
     answer = extractive_answer(
         "メモリを取得する手順", [Evidence("2", STEPS, "初動", 0.8)], ["メモリ", "取得"]
     )
-    body = answer.text.splitlines()[1:]
+    body = [line for line in answer.text.splitlines()[1:] if not line.startswith(" ")]
     assert [line.split(".")[0] for line in body] == ["1", "2", "3"]
     assert all(line.endswith("[2]") for line in body)
+    assert "   EDR のコンソールで隔離を実行する。 [2]" in answer.text.splitlines()
+
+
+# --- the kind of answer the question asks for ----------------------------------------------
+
+MAIL = "不審メール対応手順"
+MAIL_SECTIONS = {
+    "目的": "不審メールの報告を受けたときに、被害の有無を確かめて対応し、感染の拡大を防ぐ。\n",
+    "対応手順": (
+        "1. 報告者から受信日時と件名を聞き取る。\n"
+        "2. メールゲートウェイで同じ送信元からの受信を検索する。\n"
+        "   - 受信者が10人以上なら一斉配信として扱う\n"
+        "   - 添付ファイルがあればサンドボックスで解析する\n"
+        "     - 解析結果はチケットに添付する\n"
+        "3. 該当メールを全受信箱から取り除くよう申請する。\n"
+    ),
+    "判断基準": (
+        "- 添付ファイルを開いた利用者がいる: 端末をネットワークから隔離する\n"
+        "- URL を開いて認証情報を入力した: パスワードをリセットする\n"
+        "- 開封していない: 取り除くだけで完了とする\n"
+    ),
+    "連絡先": (
+        "- SOC 当番: soc-duty@example.jp、内線 7300\n"
+        "- メール管理者: mail-admin@example.jp、内線 7310\n"
+    ),
+    "用語": "一斉配信とは、同じ送信元から短い時間に多数の利用者へ送られたメールを指す。\n",
+}
+MAIL_TERMS = ["不審", "メール", "対応", "端末", "隔離", "連絡", "一斉配信", "手順"]
+
+
+def mail_evidence(score: float = 0.8) -> list[Evidence]:
+    # The 目的 section first, as retrieval tends to rank it: it names the runbook's subject.
+    return [
+        Evidence(str(n), body, f"{MAIL} > {heading}", score)
+        for n, (heading, body) in enumerate(MAIL_SECTIONS.items(), start=1)
+    ]
+
+
+def answer_section(answer) -> str:
+    return answer.text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        ("不審メールの対応手順は", "対応手順"),
+        ("不審メールが届いた", "対応手順"),  # a symptom asks what to do
+        ("不審メールを受け取ったらどうすればいいですか", "対応手順"),
+        ("不審メールで端末を隔離する判断基準は", "判断基準"),
+        ("どんな場合に端末を隔離しますか", "判断基準"),
+        ("不審メールについて誰に連絡すればよいか", "連絡先"),
+        ("不審メールの連絡先を教えて", "連絡先"),
+        ("一斉配信とは", "用語"),
+        ("不審メール対応の目的は", "目的"),
+    ],
+)
+def test_each_kind_of_question_gets_its_section(question, section):
+    terms = [t for t in MAIL_TERMS if t in question] or ["不審", "メール"]
+    answer = extractive_answer(question, mail_evidence(), terms)
+    assert answer_section(answer).startswith(f"「{MAIL} > {section}」より")
+
+
+def test_the_purpose_sentence_does_not_answer_a_how_question():
+    answer = extractive_answer("不審メールが届いた", mail_evidence(), ["不審", "メール"])
+    assert "被害の有無" not in answer.text
+    assert "1. 報告者から受信日時と件名を聞き取る。 [2]" in answer.text
+
+
+def test_nested_lists_stay_nested():
+    answer = extractive_answer(
+        "不審メールの対応手順は", mail_evidence(), ["不審", "メール", "対応"]
+    )
+    lines = answer.text.splitlines()
+    i = lines.index("2. メールゲートウェイで同じ送信元からの受信を検索する。 [2]")
+    assert lines[i + 1 : i + 4] == [
+        "   - 受信者が10人以上なら一斉配信として扱う [2]",
+        "   - 添付ファイルがあればサンドボックスで解析する [2]",
+        "     - 解析結果はチケットに添付する [2]",
+    ]
+    assert lines[i + 4] == "3. 該当メールを全受信箱から取り除くよう申請する。 [2]"
+
+
+VPN_STEPS = (
+    "1. 問い合わせ者のユーザー名とエラーメッセージを聞き取る。\n2. 対応状況をチケットに記録する。\n"
+)
+PHISH_STEPS = "1. 不審メールの報告をチケットに記録し、受信者の一覧を添える。\n"
+
+
+def test_another_runbooks_step_is_no_supplement_unless_it_answers():
+    question, terms = "不審メールの対応手順は", ["不審", "メール", "対応", "手順"]
+    vpn = Evidence("6", VPN_STEPS, "VPN接続障害対応手順 > 対応手順", 0.9)
+    answer = extractive_answer(question, [*mail_evidence(), vpn], terms)
+    assert answer_section(answer).startswith(f"「{MAIL} > 対応手順」")
+    assert "対応状況をチケット" not in answer.text and "[6]" not in answer.text
+    assert "6" not in answer.used_labels
+    # a step of another runbook that is about the question's subject is a fair 補足
+    phish = Evidence("7", PHISH_STEPS, "フィッシング報告の受付 > 手順", 0.6)
+    answer = extractive_answer(question, [*mail_evidence(), vpn, phish], terms)
+    assert "補足:" in answer.text
+    assert "- 1. 不審メールの報告をチケットに記録し、受信者の一覧を添える。 [7]" in answer.text
+    assert "[6]" not in answer.text
+
+
+EN = "Phishing response"
+EN_SECTIONS = {
+    "Purpose": "This runbook describes how the SOC responds to a reported phishing email.\n",
+    "Steps": (
+        "1. Ask the reporter for the subject line and the time the email arrived.\n"
+        "2. Search the mail gateway for the same sender.\n"
+        "   - If more than 10 users received it, treat it as a campaign\n"
+        "     - Record the campaign in the ticket\n"
+        "3. Request removal of the email from every mailbox.\n"
+    ),
+    "Escalation criteria": (
+        "- A user opened the attachment: isolate the host from the network\n"
+        "- A user entered credentials: reset the password\n"
+    ),
+    "Contacts": (
+        "- SOC on duty: soc-duty@example.com, ext. 7300\n"
+        "- Mail administrator: mail-admin@example.com, ext. 7310\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "terms", "section"),
+    [
+        ("How do I handle a phishing email?", ["phishing", "email"], "Steps"),
+        ("When should we isolate the host?", ["isolate", "host"], "Escalation criteria"),
+        (
+            "Who should I contact about a phishing email?",
+            ["contact", "phishing", "email"],
+            "Contacts",
+        ),
+    ],
+)
+def test_english_questions_get_their_section(question, terms, section):
+    evidence = [
+        Evidence(str(n), body, f"{EN} > {heading}", 0.8)
+        for n, (heading, body) in enumerate(EN_SECTIONS.items(), start=1)
+    ]
+    answer = extractive_answer(question, evidence, terms)
+    assert answer_section(answer).startswith(f"「{EN} > {section}」より")
+    if section == "Steps":
+        assert "     - Record the campaign in the ticket [2]" in answer.text.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("VPN に接続できない", "steps"),
+        ("How do I reset the token?", "steps"),
+        ("アカウントを無効化する条件は", "criteria"),
+        ("When is a host isolated?", "criteria"),
+        ("夜間は誰に電話しますか", "contacts"),
+        ("Who is on call tonight?", "contacts"),
+        ("KEV とは", "definition"),
+        ("What is a campaign?", "definition"),
+        ("VPN 装置の公開 IP アドレス", None),
+    ],
+)
+def test_question_intent(question, intent):
+    assert question_intent(question) == intent
+
+
+def test_the_title_is_not_read_as_the_section():
+    assert section_kind("VPNログイン失敗対応手順 > 目的") == "purpose"
+    assert section_kind("VPNログイン失敗対応手順 > 詳細手順 > 個別ユーザーの失敗") == "steps"
+    assert section_kind("VPNログイン失敗対応手順 > 注意事項") is None
+    assert section_kind("Incident Response > Contacts") == "contacts"
+
+
+NIGHT = "エスカレーション体制 > 夜間の連絡"
+NIGHT_STEPS = "1. オンコール表の当番へ電話する。\n2. 応答がなければ副責任者へ電話する。\n"
+
+
+def test_a_question_asking_for_two_kinds_gets_the_second_as_a_supplement():
+    question = "夜間に不審メールが届いたときの連絡先と対応手順"
+    terms = ["夜間", "不審", "メール", "連絡", "対応", "手順"]
+    night = Evidence("6", NIGHT_STEPS, NIGHT, 0.8)
+    # the runbook itself has both: its steps and its contacts answer
+    answer = extractive_answer(question, [*mail_evidence(), night], terms)
+    assert answer.intent == "contacts"
+    assert {"2", "4"} <= set(answer.used_labels)
+    # without its own contacts, the other runbook's night contacts supplement its steps
+    without = [e for e in mail_evidence() if not e.heading.endswith("連絡先")]
+    answer = extractive_answer(question, [*without, night], terms)
+    assert {"2", "6"} <= set(answer.used_labels)
+    assert "オンコール表の当番へ電話する" in answer.text
+    # asked for one kind only, the other runbook's step shares too little to be a 補足
+    answer = extractive_answer("不審メールの対応手順は", [*mail_evidence(), night], terms[1:])
+    assert "[6]" not in answer.text
+
+
+def test_sections_of_one_document_are_known_by_the_document_not_the_heading():
+    # Headings without the title above them (Markdown with the title in its front matter)
+    question, terms = "不審メールの対応手順は", ["不審", "メール", "対応", "手順"]
+    steps = Evidence("1", MAIL_SECTIONS["対応手順"], "対応手順", 0.8, document="mail.md")
+    more = Evidence("2", "1. 受信者へ注意喚起を送る。\n", "追加の対応手順", 0.8, document="mail.md")
+    other = Evidence("3", "1. 受信者へ注意喚起を送る。\n", "追加の対応手順", 0.8, document="vpn.md")
+    assert "[2]" in extractive_answer(question, [steps, more], terms).text
+    assert "[3]" not in extractive_answer(question, [steps, other], terms).text
