@@ -84,12 +84,16 @@ def date_range(default: tuple[date, date], key: str = "dash_dates") -> tuple[dat
 
 
 def page_filter(pages: list[str], key: str = "dash_pages") -> list[str]:
+    if not pages:  # Streamlit's own empty-list text is English
+        st.caption("ページ: 記録のあるページはありません。")
+        return []
     return st.multiselect(
         "ページ",
         options=pages,
         default=pages,
         format_func=lambda p: PAGE_LABELS.get(p, p),
         key=key,
+        placeholder="ページを選択",
     )
 
 

@@ -296,3 +296,6 @@ def test_empty_state(tmp_path, monkeypatch):
         assert text in infos
     # `wiki eval` saves its result where the tab reads it: no hand-saving asked of the user
     assert "自動的に" in infos and "保存すると" not in infos
+    # no empty English multiselect: the page filter says in Japanese that there is nothing to pick
+    assert not at.sidebar.multiselect
+    assert any("記録のあるページはありません" in c.value for c in at.sidebar.caption)
