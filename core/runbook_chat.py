@@ -317,28 +317,6 @@ def _llm_answer(question, history, outcome, settings, trace, corpus) -> Answer:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class CitationView:
-    """What a citation opens after the fact: the text it was given, and whether it changed."""
-
-    text: str | None
-    changed: bool  # the document's content hash differs from the one the answer used
-    removed: bool  # the document is no longer indexed
-
-
-def open_citation(
-    settings: Settings, data, chunk_id: str, file: str, doc_hash: str
-) -> CitationView:
-    corpus = runbook_corpus(settings, data)
-    version = corpus.store.chunk_version(chunk_id, doc_hash)
-    current = corpus.store.manifest().get(file)
-    return CitationView(
-        text=version[2] if version else None,
-        changed=current is not None and current != doc_hash,
-        removed=current is None,
-    )
-
-
 def open_section(settings: Settings, data, chunk_id: str, file: str, doc_hash: str) -> SectionView:
     """What 「全文を表示」 opens: the whole section the cited chunk comes from."""
     return section_view(runbook_corpus(settings, data).store, chunk_id, file, doc_hash)

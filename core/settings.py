@@ -24,6 +24,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.timefmt import zone
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 # Present only in an installed copy: the wheel's copy of data/ and eval/.
 _SHIPPED_DIR = _PACKAGE_DIR / "_shipped"
@@ -143,8 +145,7 @@ class Settings(BaseSettings):
     tokenizer: Literal["janome", "char-bigram"] = "janome"
     # Chunk sizes and overlaps are in content units (core.text.windows): a Japanese character,
     # capital, digit or mark is 1, a lowercase Latin letter 1/2, a space between Latin words 1/4,
-    # so that 500 units
-    # of English and of Japanese are about as many embedder tokens.
+    # so that 500 units of English and of Japanese are about as many embedder tokens.
     runbook_chunk_size: int = 500
     runbook_chunk_overlap: int = 50
     article_chunk_size: int = 450
@@ -167,9 +168,7 @@ class Settings(BaseSettings):
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
-        from core.timefmt import zone
-
-        zone(value)
+        zone(value)  # an unknown zone name fails validation at startup
         return value
 
     # --- derived paths ---------------------------------------------------------------

@@ -13,7 +13,7 @@ from core.runbook_chat import (
     ChatConfig,
     Exchange,
     ask,
-    open_citation,
+    open_section,
     rewrite_follow_up,
 )
 from tests.conftest import make_settings
@@ -203,7 +203,7 @@ def test_citation_stays_pinned_after_the_document_changes(settings, runbook_dir)
     from core.runbooks import index_runbooks
 
     index_runbooks(settings, runbook_dir, check_allowed=False)
-    view = open_citation(settings, runbook_dir, c.chunk_id, c.file, c.doc_hash)
+    view = open_section(settings, runbook_dir, c.chunk_id, c.file, c.doc_hash)
     assert view.changed and not view.removed
     assert view.text is not None and "FortiGate" in view.text
 
