@@ -184,7 +184,7 @@ def _no_hit(question: str, found: WikiSearch | None) -> Answer:
     )
 
 
-def _answer(question: str, config: WikiConfig, settings: Settings) -> tuple[Answer, WikiSearch]:
+def _answer(question: str, config: WikiConfig, settings: Settings) -> Answer:
     found = search_wiki(
         settings,
         question,
@@ -233,7 +233,7 @@ def _answer(question: str, config: WikiConfig, settings: Settings) -> tuple[Answ
         "rerank_used": found.rerank_used,
         "rerank_fallback": found.rerank_fallback,
     }
-    return answer, found
+    return answer
 
 
 def ask(
@@ -251,7 +251,7 @@ def ask(
     del history  # each question stands alone (the design's Wikipedia QA has no follow-ups)
     started = time.perf_counter()
     try:
-        answer, _ = _answer(question, config, settings)
+        answer = _answer(question, config, settings)
     except WorkbenchError as exc:
         answer = Answer(question=question.strip(), answer=exc.user_message, answer_mode="template")
         answer.error = exc.user_message
