@@ -25,7 +25,7 @@ def url_path(page_path: str) -> str:
 def check_page(browser, url: str, info) -> None:
     page = browser.new_page(viewport=VIEWPORT)
     try:
-        page.goto(url, wait_until="domcontentloaded")
+        page.goto(url, wait_until="domcontentloaded", timeout=90_000)
         nav = page.locator('[data-testid="stSidebarNav"]')
         nav.wait_for(timeout=60_000)
         labels = nav.inner_text()

@@ -44,7 +44,7 @@ def test_chat_in_chromium(browser, chat_app):
     page = browser.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.goto(chat_app + "/runbook_chat", wait_until="domcontentloaded")
+    page.goto(chat_app + "/runbook_chat", wait_until="domcontentloaded", timeout=90_000)
     page.get_by_text("機密情報の入力は禁止されています").wait_for(timeout=60_000)
 
     # The first question builds the index (two small files), then answers.
