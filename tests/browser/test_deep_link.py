@@ -8,6 +8,7 @@ Each page's screenshot is kept under tests/artifacts/screenshots/."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.browser.conftest import running_app, save_screenshot
 from ui.navigation import PAGES
@@ -22,10 +23,23 @@ def url_path(page_path: str) -> str:
     return page_path.rsplit("/", 1)[-1].removesuffix(".py")
 
 
+def open_page(browser, url: str):
+    """A new page at ``url``; one more try with a new page when the first load stalls."""
+    for attempt in (1, 2):
+        page = browser.new_page(viewport=VIEWPORT)
+        try:
+            page.goto(url, wait_until="domcontentloaded", timeout=45_000)
+            return page
+        except PlaywrightTimeoutError:
+            page.close()
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
 def check_page(browser, url: str, info) -> None:
-    page = browser.new_page(viewport=VIEWPORT)
+    page = open_page(browser, url)
     try:
-        page.goto(url, wait_until="domcontentloaded", timeout=90_000)
         nav = page.locator('[data-testid="stSidebarNav"]')
         nav.wait_for(timeout=60_000)
         labels = nav.inner_text()
