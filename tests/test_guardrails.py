@@ -153,6 +153,8 @@ def test_keyword_floor_is_not_applied_to_answers():
         "サーバーをシャットダウンしたり、電源を切ったりしてください。",
         "暗号化が止まらない場合は、共有サービスを停止させる。",
         "手順:\n1. 影響範囲を確認する。\n2. 不要になったバックアップを削除する。",
+        "Turn off audit logging on the SIEM for an hour.",
+        "Switch the EDR agent off before you reimage.",
     ],
 )
 def test_answer_instructions_fire(answer):
@@ -175,6 +177,9 @@ def test_answer_instructions_fire(answer):
         "Remove the host from the network.",
         "An essential part of containment is decision-making (e.g., shut down a system).",
         "Stop the spread by isolating the host.",
+        "Do not turn off the monitoring during the incident.",
+        "Turn on audit logging for all hosts.",
+        "Turn to the incident commander for the list of accounts.",
         "証拠を削除しないこと。",
         "ログは削除してはいけない。",
         "ログの削除は禁止されています。",
