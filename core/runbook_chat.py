@@ -31,6 +31,7 @@ from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
+from core.text.glossary import cross_language_terms
 from core.text.script import dominant_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
@@ -153,12 +154,21 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     asked = dominant_script(query_text)
     top = [h for h in outcome.hits[:3] if same_script(asked, _passage_script(h))]
     coverage = None
+    translated = None
     if top:
         query_tokens = corpus.tokenizer.tokenize(query_text)
         coverage = guardrails.term_coverage(query_tokens, [h.stored.tokens for h in top])
+    else:  # across languages: the question's glossary terms, translated, in the passages
+        terms = cross_language_terms(query_text)
+        if terms:
+            tokens = corpus.tokenizer.tokenize(" ".join(terms))
+            translated = guardrails.term_coverage(
+                tokens, [h.stored.tokens for h in outcome.hits[:3]]
+            )
     cosine = max(h.raw["cosine"] for h in outcome.hits)
     bm25 = max(h.raw["bm25"] for h in outcome.hits)
-    return guardrails.grade_evidence(cosine, coverage, bm25)
+    margin = guardrails.cosine_margin(outcome.vector_cosines or [cosine])
+    return guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
 
 
 def _passage_script(hit: Hit) -> str:

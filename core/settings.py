@@ -153,6 +153,8 @@ class Settings(BaseSettings):
     # Wikipedia chunks are embedded as sentence-packed passages of at most this many units
     # and scored by their best passage (0: one vector per chunk). README, 「Wikipedia QA」.
     article_vector_window: int = Field(default=160, ge=0, le=2000)
+    # The same for runbook chunks (0: one vector per chunk). README, 「手順書チャット」.
+    runbook_vector_window: int = Field(default=0, ge=0, le=2000)
     candidate_floor: int = 50
     rerank_model: str = "BAAI/bge-reranker-v2-m3"
     max_file_bytes: int = 20 * 1024 * 1024

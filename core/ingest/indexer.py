@@ -222,7 +222,7 @@ def _analyze(
         for c in chunks:
             if stop.is_set():
                 raise _Cancelled
-            tokens[c.chunk_id] = corpus.tokenizer.tokenize(c.text)
+            tokens[c.chunk_id] = keyword_tokens(corpus, c)
             per_chunk[c.chunk_id] = extract_entities(c.text)
         mentions[doc.doc_id] = per_chunk
     return tokens, mentions
@@ -274,13 +274,24 @@ def _commit(corpus, chunked, removed, tokens_by_id, mentions, info) -> None:
             graph.replace_doc(doc.doc_id, mentions[doc.doc_id])
 
 
+def keyword_tokens(corpus: Corpus, chunk: Chunk) -> list[str]:
+    """The BM25 tokens of a chunk: its indexed text, then its own section heading again
+    (``heading_weight`` - 1 more times)."""
+    tokens = corpus.tokenizer.tokenize(chunk.text)
+    extra = corpus.spec.heading_weight - 1
+    if extra > 0 and chunk.heading_path:
+        tokens += corpus.tokenizer.tokenize(chunk.heading_path[-1]) * extra
+    return tokens
+
+
 def _chunk_params(corpus: Corpus) -> str:
     """What the stored chunks and tokens depend on besides the documents: a build whose
     parameters, chunker version or tokenizer version differ re-chunks everything."""
     spec = corpus.spec
     tokenizer = f"{corpus.tokenizer.name}.{corpus.tokenizer.version}"
     params = f"{spec.chunk_size}/{spec.chunk_overlap}/{tokenizer}/c{CHUNKER_VERSION}"
-    return params + (f"/w{spec.vector_window}" if spec.vector_window else "")
+    params += f"/w{spec.vector_window}" if spec.vector_window else ""
+    return params + (f"/h{spec.heading_weight}" if spec.heading_weight > 1 else "")
 
 
 def _vector_units(chunk: Chunk, window: int) -> list[tuple[str, str]]:

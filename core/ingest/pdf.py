@@ -247,6 +247,9 @@ def _outline_entries(reader: Any) -> list[tuple[int, int, float | None, str]]:
 
 
 _DOTTED_NUMBER = re.compile(r"(\d{1,3}(?:\.\d{1,3})*)\.?\s")
+_APPENDIX = re.compile(
+    r"(?:Appendix|Annex|APPENDIX|ANNEX|付録|附録)\s*[A-Z0-9]|[A-Z](\.\d{1,2})+\.?\s"
+)
 
 
 def _nest_by_numbers(
@@ -255,10 +258,18 @@ def _nest_by_numbers(
     """Deepen a flat outline by its numbers: ``2.3.1`` goes one level under the entry ``2.3``
     wherever the outline put it (many outlines list every subsection at one level)."""
     levels: dict[str, int] = {}
+    chapters = [lv for lv, _, _, t in entries if re.match(r"\d{1,2}\.?\s", t)]
+    top_level = min(chapters) if chapters else None
     out = []
     for level, page, top, title in entries:
+        if _BULLET_START.match(title):
+            continue  # a list item some converters put in the outline ("\uf03c Blank media")
         match = _DOTTED_NUMBER.match(title + " ")
-        if match:
+        if top_level is not None and _APPENDIX.match(title):
+            # "Appendix A—…" sits beside the chapters, whatever level the converter gave it;
+            # "A.1 …" goes under its appendix
+            level = top_level if not _APPENDIX.match(title).group(1) else top_level + 1
+        elif match:
             number = match.group(1)
             parent = number.rsplit(".", 1)[0] if "." in number else None
             if parent is not None and parent in levels:
