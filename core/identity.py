@@ -19,9 +19,12 @@ Streamlit-free: the UI passes ``st.user`` and ``st.context`` values in.
 from __future__ import annotations
 
 import ipaddress
+import json
+import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from core.access import LOCAL, ROLES, Principal, role_rank
 from core.errors import WorkbenchError
@@ -170,3 +173,27 @@ def client_address(
         if not trusted(ip):
             break
     return client
+
+
+def provider_problem(metadata_url: str, timeout: float = 3.0) -> str | None:
+    """Why the identity provider cannot be used right now (Japanese), or ``None`` when its
+    OpenID Connect metadata answers. The sign-in screen asks before offering the button, so that
+    a provider that is down gets a message instead of Streamlit's bare "Authentication error"."""
+    parts = urlsplit(metadata_url)
+    host = parts.netloc or metadata_url
+    if parts.scheme not in ("http", "https"):
+        return f"ID プロバイダーの設定（server_metadata_url: {metadata_url}）が URL ではありません。管理者に連絡してください。"
+    try:
+        with urllib.request.urlopen(metadata_url, timeout=timeout) as response:
+            data = json.loads(response.read(1_000_000))
+    except (OSError, ValueError):
+        return (
+            f"ID プロバイダー（{host}）に接続できません。しばらくしてから再度お試しください。"
+            "続く場合は管理者に連絡してください。"
+        )
+    if not isinstance(data, dict) or not data.get("authorization_endpoint"):
+        return (
+            f"ID プロバイダー（{host}）の応答が OpenID Connect の設定ではありません。"
+            "管理者に連絡してください。"
+        )
+    return None

@@ -12,8 +12,10 @@ from core.evaluation.results import load_results
 from core.evaluation.runs import load_question_set_runs
 from ui import dashboard as ui
 from ui import dashboard_results as results
+from ui.auth import require
 from ui.resources import settings as get_settings
 
+principal = require("reviewer")
 settings = get_settings()
 
 st.title("📊 ダッシュボード")
