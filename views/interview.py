@@ -12,6 +12,7 @@ from core.errors import WorkbenchError
 from ui.auth import require
 from ui.interview import (
     chat_history,
+    close_session,
     current_session_id,
     decision_panel,
     document_panel,
@@ -111,6 +112,10 @@ try:
     result = iv.resume(session_id)
 except WorkbenchError as exc:
     st.error(exc.user_message)
+    st.stop()
+if own is not None and result.session.user_id != own:  # someone else's interview (by its URL)
+    close_session()
+    st.error("このインタビューを開く権限がありません（ほかの利用者のセッションです）。")
     st.stop()
 
 for warning in result.warnings:

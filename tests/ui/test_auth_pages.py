@@ -152,3 +152,31 @@ def test_without_sign_in_the_local_user_is_admin(monkeypatch, tmp_path):
     assert "状態フォルダ" in texts(at.caption)
     links = [link.label for link in at.get("page_link")]
     assert any("ダッシュボード" in label for label in links)
+
+
+def test_an_operator_cannot_open_someone_elses_interview_by_url(signin):
+    from core.interview.orchestrator import Interviewer
+    from core.settings import Settings
+
+    iv = Interviewer(Settings(_env_file=None), durable_wal=False)
+    try:
+        theirs = iv.start("postmortem", "決済障害の振り返り", user_id="u-rev").session.session_id
+        mine = iv.start("postmortem", "VPN 障害の振り返り", user_id="u-op").session.session_id
+    finally:
+        iv.close()
+    page = str(VIEWS / "interview.py")
+    at = AppTest.from_file(page, default_timeout=60)
+    at.user = OPERATOR
+    at.query_params["session"] = theirs
+    at.run()
+    assert not at.exception
+    assert "このインタビューを開く権限がありません" in texts(at.error)
+    assert "決済障害" not in texts(at.markdown) + texts(at.text)
+    # their own opens, and the list offers only their own sessions
+    at = AppTest.from_file(page, default_timeout=60)
+    at.user = OPERATOR
+    at.query_params["session"] = mine
+    at.run()
+    assert not at.exception and "権限がありません" not in texts(at.error)
+    (picker,) = [s for s in at.sidebar.selectbox if s.label == "保存されたセッション"]
+    assert len(picker.options) == 1 and "VPN" in picker.options[0]
