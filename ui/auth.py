@@ -58,8 +58,15 @@ def _sign_in_screen(auth: AuthConfig, settings: Settings) -> None:
         "このワークベンチはチームの ID プロバイダーでサインインしてから使います。"
         "手順書・質問の記録は、サインインした利用者の役割に応じて表示されます。"
     )
+    streamlit_sees = _streamlit_has_auth()
+    if not streamlit_sees:
+        st.error(
+            f"サインインの設定（{settings.secrets_file}）を Streamlit が読み込んでいません。"
+            "`python -m core serve`（make run）で起動するか、`streamlit run` に "
+            "`--secrets.files` でこのファイルを指定してください。管理者に連絡してください。"
+        )
     for name, metadata_url in auth.providers:
-        problem = provider_problem(metadata_url, settings.idp_timeout_sec)
+        problem = provider_problem(metadata_url, settings.idp_timeout_sec) if streamlit_sees else ""
         label = "サインイン" if name is None else f"{name} でサインイン"
         if problem:
             st.error(problem)
@@ -68,10 +75,18 @@ def _sign_in_screen(auth: AuthConfig, settings: Settings) -> None:
             type="primary",
             on_click=st.login,
             args=(name,) if name else (),
-            disabled=problem is not None,
+            disabled=problem is not None,  # "" too: Streamlit could not start the sign-in
             key=f"auth_login_{name or 'default'}",
         )
     st.stop()
+
+
+def _streamlit_has_auth() -> bool:
+    """Whether Streamlit itself reads an ``[auth]`` section (``st.login`` needs it)."""
+    try:
+        return "auth" in st.secrets
+    except Exception:  # no secrets file at all, or one Streamlit cannot parse
+        return False
 
 
 def signed_in(settings: Settings | None = None) -> Principal:

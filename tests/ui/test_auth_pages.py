@@ -6,6 +6,11 @@ file names a real provider on 127.0.0.1 (oidc-provider-mock) or a closed port (p
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tomllib
+from pathlib import Path
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -39,8 +44,14 @@ def signin(monkeypatch, tmp_path, issuer):
     get_settings.cache_clear()
 
 
-def run(path: str, user: dict | None = None, page: str | None = None) -> AppTest:
+def run(
+    path: str, user: dict | None = None, page: str | None = None, streamlit_sees: bool = True
+) -> AppTest:
     at = AppTest.from_file(path, default_timeout=60)
+    secrets = Path(os.environ.get("WB_SECRETS_PATH", "/nonexistent"))
+    if streamlit_sees and secrets.exists():  # what `--secrets.files` gives Streamlit
+        with contextlib.suppress(tomllib.TOMLDecodeError, KeyError):  # a broken file: none
+            at.secrets["auth"] = tomllib.loads(secrets.read_text("utf-8"))["auth"]
     if user is not None:
         at.user = user
     if page is not None:
@@ -62,6 +73,15 @@ def test_signed_out_sees_only_the_sign_in_screen(signin):
     # a page's URL while signed out: the same screen, not the page
     at = run(APP, {"is_logged_in": False}, page="views/dashboard.py")
     assert "サインイン" in texts(at.subheader) and "ダッシュボード" not in texts(at.title)
+
+
+def test_streamlit_not_given_the_secrets_file_is_explained(signin):
+    at = run(APP, {"is_logged_in": False}, streamlit_sees=False)
+    assert not at.exception
+    assert "Streamlit が読み込んでいません" in texts(at.error) and "--secrets.files" in texts(
+        at.error
+    )
+    assert at.button[0].disabled
 
 
 def test_named_provider_gets_its_own_button(signin, issuer):
