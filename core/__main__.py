@@ -218,9 +218,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     streamlit = [sys.executable, "-m", "streamlit", "run", str(app)]
     options = ["--server.address", address, "--server.port", str(port)]
     options += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    if settings.secrets_path is not None:  # Streamlit's st.login reads the same [auth]
+        options += ["--secrets.files", str(settings.secrets_path)]
+    # The client address rule is the app's (core.identity.client_address, WB_TRUSTED_PROXIES):
+    # stop uvicorn from rewriting the peer from X-Forwarded-For itself (it trusts loopback).
+    env = {**os.environ, "FORWARDED_ALLOW_IPS": ""}
     print(f"http://{address}:{port} で起動します。", file=sys.stderr)
     sys.stdout.flush()
-    os.execv(sys.executable, [*streamlit, *options])
+    os.execve(sys.executable, [*streamlit, *options], env)
     return 0  # not reached
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from core.access import LOCAL, Principal
 from core.audit_keys import (
     AuditKeyError,
     KeyRing,
@@ -103,16 +104,28 @@ class AuditRecord(BaseModel):
     slow: bool = False
     warnings: list[str] = Field(default_factory=list)
     removed_refs: list[str] = Field(default_factory=list)
+    # who asked (issue 15): the identity provider's subject and display name, the role and the
+    # client address; ``local`` without sign-in (and on lines written before sign-in existed)
+    user: str = "local"
+    user_name: str = "local"
+    role: str = "admin"
+    client: str | None = None
     rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
     key_id: str | None = None  # the key that signed ``hash`` (none before keyed logs)
     prev_hash: str | None = None
     hash: str | None = None
 
     @classmethod
-    def from_answer(cls, answer: Answer, session_id: str | None) -> AuditRecord:
-        """The record of one answer of either pipeline."""
+    def from_answer(
+        cls, answer: Answer, session_id: str | None, principal: Principal = LOCAL
+    ) -> AuditRecord:
+        """The record of one answer of either pipeline, attributed to ``principal``."""
         return cls(
             schema_version=AUDIT_SCHEMA_VERSION,
+            user=principal.subject,
+            user_name=principal.name,
+            role=principal.role,
+            client=principal.client,
             page=answer.page or "unknown",
             session_id=session_id,
             query=answer.question,
@@ -325,11 +338,15 @@ def keyring_for(settings: Settings, *, create: bool = True) -> KeyRing:
     return default_keyring(settings.logs_dir, create=create)
 
 
-def record_answer(settings: Settings, answer: Answer, session_id: str | None) -> None:
-    """Append the answer's record; a failure becomes a Japanese warning on the answer."""
+def record_answer(
+    settings: Settings, answer: Answer, session_id: str | None, principal: Principal = LOCAL
+) -> None:
+    """Append the answer's record (who asked: ``principal``); a failure becomes a Japanese
+    warning on the answer."""
     try:
         keys = keyring_for(settings)
-        append_record(settings.logs_dir, AuditRecord.from_answer(answer, session_id), keys=keys)
+        record = AuditRecord.from_answer(answer, session_id, principal)
+        append_record(settings.logs_dir, record, keys=keys)
         answer.audit_logged = True
     except AuditKeyError as exc:
         answer.warnings.append(

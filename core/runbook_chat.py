@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core import guardrails
+from core.access import LOCAL, Principal
 from core.audit import record_answer
 from core.errors import LLMError, WorkbenchError
 from core.generation.citations import (
@@ -63,6 +64,7 @@ class ChatConfig:
     session_id: str = "cli"
     fusion: str = "weighted"
     write_audit: bool = True
+    principal: Principal = LOCAL
 
 
 @dataclass
@@ -213,7 +215,7 @@ def ask(
         "data": str(config.data) if config.data else None,
     }
     if config.write_audit:
-        record_answer(settings, answer, config.session_id)
+        record_answer(settings, answer, config.session_id, config.principal)
     return answer
 
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.access import LOCAL, Principal
 from core.errors import ContractError, InputError, WorkbenchError
 from core.question_sets.contract import (
     QuestionSet,
@@ -80,6 +81,12 @@ class RunFile(BaseModel):
     question_count: int
     started_at: str
     finished_at: str | None = None
+    # who ran it (issue 15): subject and display name, role, client address; ``local`` without
+    # sign-in and in files written before
+    user: str = "local"
+    user_name: str = "local"
+    role: str = "admin"
+    client: str | None = None
     records: list[RunRecord] = Field(default_factory=list)
 
     @property
@@ -147,8 +154,12 @@ def list_runs(settings: Settings) -> list[Path]:
     return sorted(folder.glob("run-*.json"), key=lambda p: p.name, reverse=True)
 
 
-def _new_run(qs: QuestionSet, target: Target) -> RunFile:
+def _new_run(qs: QuestionSet, target: Target, principal: Principal) -> RunFile:
     return RunFile(
+        user=principal.subject,
+        user_name=principal.name,
+        role=principal.role,
+        client=principal.client,
         run_id=uuid.uuid4().hex[:12],
         status="running",
         target=target.name,
@@ -182,13 +193,15 @@ def run_question_set(
     progress: Progress | None = None,
     resume: str | Path | None = None,
     out: str | Path | None = None,
+    principal: Principal = LOCAL,
 ) -> RunResult:
-    """Ask every question of ``qs`` in order; write and return the run file."""
+    """Ask every question of ``qs`` in order; write and return the run file (run by
+    ``principal``: build the target with the same one, so its audit records name them too)."""
     if resume is not None:
         path = Path(resume)
         run = _resume(path, qs, target)
     else:
-        run = _new_run(qs, target)
+        run = _new_run(qs, target, principal)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")  # microseconds: runs sort by time
         path = (
             Path(out) if out else settings.runs_dir / f"run-{stamp}-{target.name}-{run.run_id}.json"
