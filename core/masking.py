@@ -168,9 +168,9 @@ def _mask_name(match: re.Match[str], policy: MaskPolicy) -> str:
 # --- the rules ---------------------------------------------------------------------------
 
 _SECRET_NAMES = (
-    r"password|passwd|passphrase|passcode|pwd|pw|secret|secret[_\-]?key|client[_\-]?secret"
-    r"|token|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?key|apikey"
-    r"|access[_\-]?key|account[_\-]?key|private[_\-]?key|credentials?|sig|[a-z0-9]+_key"
+    r"password|passwd|passphrase|passcode|pwd|pw|secret|secret(?:\\?[_\-])?key|client(?:\\?[_\-])?secret"
+    r"|token|auth(?:\\?[_\-])?token|access(?:\\?[_\-])?token|refresh(?:\\?[_\-])?token|api(?:\\?[_\-])?key|apikey"
+    r"|access(?:\\?[_\-])?key|account(?:\\?[_\-])?key|private(?:\\?[_\-])?key|credentials?|sig|[a-z0-9]+\\?_key"
     r"|パスワード|暗証番号|パスコード|パスフレーズ"
 )
 
@@ -197,7 +197,7 @@ RULES: tuple[MaskRule, ...] = (
     MaskRule(
         "secret_assignment",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])([A-Za-z0-9_.\-]*?(?:" + _SECRET_NAMES + r"))"
+            r"(?i)(?<![A-Za-z0-9])([A-Za-z0-9_.\-\\]*?(?:" + _SECRET_NAMES + r"))"
             r"([\"']?\s*[:=：]\s*[\"']?)(?![\[\"'])[^\s,;、。\"'」』]{1,}"
         ),
         r"\1\2[SECRET]",

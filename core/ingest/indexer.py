@@ -31,6 +31,7 @@ from core.ingest.loaders import (
     load_file,
     read_source_bytes,
 )
+from core.private import tighten
 from core.retrieval.corpus import Corpus
 from core.retrieval.graph import SQLiteGraphStore
 from core.retrieval.store import ChunkStore, chunk_vector_key, vector_key, window_key
@@ -359,5 +360,8 @@ def _apply(
             corpus.vectors.flush()
         store.set_meta("vectors_dirty", "0")
     report.total_chunks = len(live)
+    tighten(corpus.dir)  # index files written by libraries (bm25, FAISS): 0600 in 0700 folders
+    if not corpus.settings.chroma_host:
+        tighten(corpus.settings.chroma_dir)
     if progress:
         progress(1, 1, "完了")
