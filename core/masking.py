@@ -39,6 +39,9 @@ class MaskRule:
     name: str
     pattern: re.Pattern[str]
     replace: str | Replace
+    # When ``replace`` keeps a match (returns it unchanged), scan again from the end of this
+    # group rather than after the whole match: ``ValueError: pw=abc`` still masks ``pw=abc``.
+    resume_after: str | None = None
 
 
 # --- checks ------------------------------------------------------------------------------
@@ -130,6 +133,16 @@ def _mask_phrase_secret(match: re.Match[str], policy: MaskPolicy) -> str:
     return match.group(0)[: match.start("value") - match.start(0)] + "[SECRET]"
 
 
+_SECRET_NAME_END = None  # compiled below, once _SECRET_NAMES is defined
+
+
+def _mask_assignment(match: re.Match[str], policy: MaskPolicy) -> str:
+    """``name=value`` whose name ends in a secret's name: the value goes, the name stays."""
+    if not _SECRET_NAME_END.search(match.group("name")):
+        return match.group(0)
+    return match.group("name") + match.group("sep") + "[SECRET]"
+
+
 # Words that end in a name suffix but are not names (お客様, 皆さん, 仕様, 同氏 …).
 _NOT_NAMES = (
     "客",
@@ -174,6 +187,10 @@ _SECRET_NAMES = (
     r"|パスワード|暗証番号|パスコード|パスフレーズ"
 )
 
+_SECRET_NAME_END = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_.\-\\]*?)(?:" + _SECRET_NAMES + r")$"
+)
+
 RULES: tuple[MaskRule, ...] = (
     # Whole blocks first: a PEM block (private key, certificate) is one secret, whatever it holds.
     MaskRule(
@@ -196,11 +213,14 @@ RULES: tuple[MaskRule, ...] = (
     # name=value, name: value, "name": "value" (passwords, cloud secrets, connection strings)
     MaskRule(
         "secret_assignment",
+        # The separator is found first and the name checked after (``_mask_assignment``): a
+        # name pattern tried at every position costs ten times more on long answers.
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])([A-Za-z0-9_.\-\\]*?(?:" + _SECRET_NAMES + r"))"
-            r"([\"']?\s*[:=：]\s*[\"']?)(?![\[\"'])[^\s,;、。\"'」』]{1,}"
+            r"(?<![A-Za-z0-9_.\-\\])(?P<name>[A-Za-z0-9_.\-\\]{2,60}|パスワード|暗証番号|パスコード"
+            r"|パスフレーズ)(?P<sep>[\"']?\s*[:=：]\s*[\"']?)(?![\[\"'])[^\s,;、。\"'」』]+"
         ),
-        r"\1\2[SECRET]",
+        lambda m, p: _mask_assignment(m, p),
+        resume_after="sep",
     ),
     # Password phrasing: "the password is X", 「パスワードは X」
     MaskRule(
@@ -315,10 +335,31 @@ def mask_text(text: str, policy: MaskPolicy | None = None) -> str:
     for rule in RULES:
         if isinstance(rule.replace, str):
             text = rule.pattern.sub(rule.replace, text)
+        elif rule.resume_after:
+            text = _sub_resuming(rule, text, policy)
         else:
             fn = rule.replace
             text = rule.pattern.sub(lambda m, fn=fn: fn(m, policy), text)
     return text
+
+
+def _sub_resuming(rule: MaskRule, text: str, policy: MaskPolicy) -> str:
+    """``re.sub`` where a kept match lets the scan resume inside it (iterative, no recursion)."""
+    fn = rule.replace
+    assert callable(fn) and rule.resume_after
+    out: list[str] = []
+    pos = 0
+    while (m := rule.pattern.search(text, pos)) is not None:
+        replaced = fn(m, policy)
+        if replaced != m.group(0):
+            out.append(text[pos : m.start()] + replaced)
+            pos = m.end()
+        else:
+            resume = max(m.end(rule.resume_after), m.start() + 1)
+            out.append(text[pos:resume])
+            pos = resume
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def mask_value(value: object, policy: MaskPolicy | None = None) -> object:
