@@ -2,12 +2,14 @@
 
 import streamlit as st
 
+from core.masking import install_log_masking
 from core.serving import exposure_problem, is_loopback, read_auth_config
 from ui import auth
 from ui.navigation import PAGES
 from ui.resources import settings as get_settings
 
 st.set_page_config(page_title="SOC ワークベンチ", page_icon="🛡️", layout="wide")
+install_log_masking()  # app logs on stderr are a sink too: no raw questions
 settings = get_settings()
 address = st.get_option("server.address")
 auth_config = read_auth_config(settings.secrets_file)

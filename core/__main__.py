@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from core.errors import WorkbenchError
+from core.masking import install_log_masking
 
 
 def _progress_bar(desc: str):
@@ -301,6 +302,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    install_log_masking()  # no raw question, address or secret on stderr
     argv = sys.argv[1:] if argv is None else argv
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command).parse_args(argv)

@@ -43,6 +43,7 @@ from core.audit_keys import (
 )
 from core.errors import WorkbenchError
 from core.masking import mask_value
+from core.private import private_dir
 from core.schemas.answer import Answer
 from core.settings import Settings
 
@@ -51,6 +52,8 @@ log = logging.getLogger(__name__)
 GENESIS = "0" * 64
 MASKED_FIELDS = ("query", "rewritten_query", "answer", "history", "search_results")
 AUDIT_SCHEMA_VERSION = 2
+# A longer question (refused by the pipelines) is logged truncated, with its length and sha256.
+QUERY_LOG_CHARS = 1000
 
 
 class AuditHit(BaseModel):
@@ -110,6 +113,8 @@ class AuditRecord(BaseModel):
     user_name: str = "local"
     role: str = "admin"
     client: str | None = None
+    query_length: int | None = None  # set when ``query`` was truncated (QUERY_LOG_CHARS)
+    query_sha256: str | None = None  # of the whole question, when truncated
     rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
     key_id: str | None = None  # the key that signed ``hash`` (none before keyed logs)
     prev_hash: str | None = None
@@ -223,7 +228,7 @@ def _head_message(name: str, lines: int, last_hash: str) -> str:
 def _chain_lock(logs_dir: Path, keys_dir: Path) -> Iterator[None]:
     """One writer at a time for the whole chain (every day links to the one before)."""
     lock = anchor_path(keys_dir, logs_dir).with_suffix(".lock")
-    lock.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(lock.parent)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -253,6 +258,15 @@ def _write_private_file(path: Path, text: str) -> None:
         os.fsync(fh.fileno())
 
 
+def _truncate_query(record: dict[str, Any]) -> None:
+    """Keep the head of an over-long question, its length and hash, never the whole text."""
+    query = record.get("query")
+    if isinstance(query, str) and len(query) > QUERY_LOG_CHARS:
+        record["query_length"] = len(query)
+        record["query_sha256"] = hashlib.sha256(query.encode("utf-8")).hexdigest()
+        record["query"] = query[:QUERY_LOG_CHARS] + "…"
+
+
 def append_record(
     logs_dir: Path,
     entry: AuditRecord | dict[str, Any],
@@ -279,6 +293,7 @@ def append_record(
     record = typed.log_fields()
     if not record.get("timestamp"):
         record["timestamp"] = now.isoformat(timespec="microseconds")
+    _truncate_query(record)
     for name in MASKED_FIELDS:
         if name in record:
             record[name] = mask_value(record[name])
@@ -286,7 +301,7 @@ def append_record(
         keys = keys or default_keyring(logs_dir)
         keys_dir = keys.path.parent if keys.path else keys_dir_for(logs_dir)
         anchor = anchor_path(keys_dir, logs_dir)
-        Path(logs_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(logs_dir)
         with _chain_lock(logs_dir, keys_dir):
             lines, last = _day_state(path)
             if last is None:  # the day's first record links to the chain's tip

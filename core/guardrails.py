@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from core.danger import DangerMatch, detect
@@ -92,10 +93,20 @@ GENERIC_WORDS = {
 }  # fmt: skip
 
 
+def is_blank_question(question: str) -> bool:
+    """Nothing visible: whitespace, zero-width and other format or control characters only."""
+    return all(ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs") for ch in question)
+
+
+def has_no_words(question: str) -> bool:
+    """Visible but without a letter or digit in any script (emoji, marks, punctuation only)."""
+    return not any(ch.isalnum() for ch in question)
+
+
 def detect_ambiguous_query(question: str, tokenizer: Tokenizer) -> bool:
     """True when the question lacks a specific object (the design's three criteria)."""
     text = question.strip()
-    if len(text) < 5:
+    if len(text) < 5 or has_no_words(text):
         return True
     stripped = _FILLER.sub("", text.lower())
     if not stripped or stripped in INTERROGATIVES:

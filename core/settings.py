@@ -92,6 +92,26 @@ class Settings(BaseSettings):
         ),
     )
 
+    # --- masking, private files, input limits (issue 14 items 4-6: core.masking, core.private)
+    mask_person_names: bool = Field(
+        default=True,
+        description="Mask personal names with an honorific (田中様, 佐藤さん, 鈴木氏, 山田くん).",
+    )
+    mask_private_ips: bool = Field(
+        default=False,
+        description=(
+            "Also mask private addresses (RFC 1918, RFC 4193); kept by default because operators "
+            "act on internal hosts and they name no person."
+        ),
+    )
+    store_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "The interview store's encryption key (64 hex characters, AES-256-GCM) from a secret "
+            "store; when unset, keys/store-key.json under the state folder (created 0600)."
+        ),
+    )
+
     # --- serving (core.serving) --------------------------------------------------------
     server_address: str = Field(
         default="127.0.0.1",

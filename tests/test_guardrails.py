@@ -262,3 +262,18 @@ def test_every_design_keyword_is_covered():
             or any(p.search(kw + " /tmp/x") for p in danger.DANGEROUS_PATTERNS)
         )
         assert covered, kw
+
+
+def test_blank_and_wordless_questions_in_both_pipelines():
+    import pytest as _pytest
+
+    from core.errors import InputError
+    from core.guardrails import has_no_words, is_blank_question
+    from core.wiki.search import _check_search_args
+
+    assert is_blank_question("  \u3000\u200b\t") and not is_blank_question(" 🔥 ")
+    assert has_no_words("🔥👍 ？！") and not has_no_words("VPN") and not has_no_words("手順")
+    with _pytest.raises(InputError, match="質問を入力してください"):
+        _check_search_args("\u200b\u3000", 16, 5, "hybrid")
+    with _pytest.raises(InputError, match="曖昧"):
+        _check_search_args("🔥🔥🔥🔥🔥", 16, 5, "hybrid")

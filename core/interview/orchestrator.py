@@ -49,7 +49,12 @@ from core.interview.state import (
     StopInfo,
 )
 from core.interview.stop import abort_stop
-from core.interview.store import CorruptSessionError, SessionStore, SessionSummary
+from core.interview.store import (
+    CorruptSessionError,
+    SessionStore,
+    SessionSummary,
+    open_session_store,
+)
 from core.interview.turnloop import TurnContext, TurnLoop, iso, session_specs
 from core.interview.wal import (
     RECOVERED_MESSAGE,
@@ -121,7 +126,7 @@ class Interviewer:
         durable_wal: bool = True,
     ) -> None:
         self.settings = settings
-        self.store = store or SessionStore(settings.interview_db)
+        self.store = store or open_session_store(settings)
         self.graph = graph or open_graph(settings)
         self.policy = get_policy(policy) if isinstance(policy, str) else policy
         self.params = params or VoIParams()

@@ -31,6 +31,7 @@ from core.access import Principal
 from core.interview.state import SessionState
 from core.interview.store import SessionStore
 from core.masking import mask_text
+from core.private import open_private_append, private_dir
 from core.settings import Settings
 
 SNAPSHOT_EVENTS = {"session_started", "turn_committed", "session_stopped"}
@@ -54,7 +55,7 @@ def wal_salt(settings: Settings) -> str:
     if settings.wal_salt:
         return settings.wal_salt
     path = settings.interview_db.parent / "wal.salt"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -129,14 +130,14 @@ class WalWriter:
         """Append records (one line each) with a single lock and fsync, to each day's file."""
         if not records:
             return
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         by_path: dict[Path, list[str]] = {}
         for rec in records:
             day = str(rec["ts"])[:10]
             line = json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"
             by_path.setdefault(self.dir / f"{day}.log", []).append(line)
         for path, lines in by_path.items():
-            with path.open("ab") as fh:
+            with open_private_append(path) as fh:
                 fcntl.flock(fh, fcntl.LOCK_EX)
                 try:
                     if fh.tell() > 0:

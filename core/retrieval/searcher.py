@@ -293,16 +293,31 @@ class Searcher:
 
         A corpus that embeds passage windows scores each chunk by its best window; enough
         windows are fetched for ``floor`` distinct chunks at the usual window count.
+
+        Vectors that are not live (left by an interrupted build until the next one collects
+        them) are dropped *before* ranking: the index is asked again for more until ``n`` live
+        vectors are in hand or it has no more, so that stale vectors never take a live
+        candidate's place and the ranking equals that of a clean build.
         """
         corpus = self.corpus
         n = (floor + 16) * (WINDOW_FANOUT if corpus.spec.vector_window > 0 else 1)
-        hits = corpus.vectors.query(vec, n)
-        best: dict[str, float] = {}
-        for key, score in hits:  # best first: the first window seen is the chunk's best
+        asked = n
+        live: dict[str, StoredChunk] = {}
+        while True:
+            hits = corpus.vectors.query(vec, asked)
             # (window keys are mapped even when the settings changed since the build)
+            wanted = [k for k in dict.fromkeys(chunk_vector_key(k) for k, _ in hits)]
+            live.update(corpus.store.chunks_by_vector_key([k for k in wanted if k not in live]))
+            live_hits = [(k, s) for k, s in hits if chunk_vector_key(k) in live]
+            if len(live_hits) >= n or len(hits) < asked:
+                break
+            asked = min(
+                asked * 2 + (asked - len(live_hits)), max(asked + 1, corpus.vectors.count())
+            )
+        best: dict[str, float] = {}
+        for key, score in live_hits[:n]:  # best first: the first window is the chunk's best
             best.setdefault(chunk_vector_key(key), score)
-        live = corpus.store.chunks_by_vector_key(list(best))
-        ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items() if k in live]
+        ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items()]
         return ranking[:floor]
 
     @staticmethod
