@@ -92,6 +92,15 @@ class Settings(BaseSettings):
         ),
     )
 
+    # --- index integrity (core.index_integrity; issue 14 item 3) ------------------------
+    index_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "HMAC key (64 hex characters) signing the manifests of persisted index files; when "
+            "unset, a ring is kept in keys/index-keys.json under the state folder (0600)."
+        ),
+    )
+
     # --- serving (core.serving) --------------------------------------------------------
     server_address: str = Field(
         default="127.0.0.1",
