@@ -4,6 +4,7 @@ import streamlit as st
 
 from core.serving import exposure_problem, is_loopback, read_auth_config
 from ui.navigation import PAGES
+from ui.resources import ensure_audit_shipper
 from ui.resources import settings as get_settings
 
 st.set_page_config(page_title="SOC ワークベンチ", page_icon="🛡️", layout="wide")
@@ -20,4 +21,5 @@ if settings.allow_anonymous and not is_loopback(address):
         "⚠️ サインインなしで公開されています（WB_ALLOW_ANONYMOUS）。"
         "同じネットワークの誰でも手順書と質問の記録を見られます。"
     )
+ensure_audit_shipper(settings)  # a daemon thread, started once per process when enabled
 st.navigation([st.Page(p.path, title=p.title, icon=p.icon, default=p.default) for p in PAGES]).run()

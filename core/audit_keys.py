@@ -50,6 +50,9 @@ def _write_private(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+write_private = _write_private  # for other modules: offsets, manifests
+
+
 @dataclass(frozen=True, slots=True)
 class KeyRing:
     current: str

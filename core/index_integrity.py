@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.audit_keys import AuditKeyError, KeyRing, _write_private
+from core.audit_keys import AuditKeyError, KeyRing, write_private
 from core.errors import IndexStateError
 from core.settings import Settings
 
@@ -89,7 +89,7 @@ class IndexSeal:
             "key_id": self.keys.current,
         }
         manifest["mac"] = self.keys.mac(_canonical(manifest))
-        _write_private(manifest_path(path), json.dumps(manifest, ensure_ascii=False, indent=1))
+        write_private(manifest_path(path), json.dumps(manifest, ensure_ascii=False, indent=1))
 
     def check(self, path: Path, kind: str, generation: int | None = None) -> dict[str, Any]:
         """The verified manifest of the index ``path``; IndexIntegrityError when it does not hold."""
