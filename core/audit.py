@@ -253,8 +253,6 @@ def append_record(
     ``keys``: the ring to sign with (default: the one beside the log folder, created on first
     use). Raises AuditWriteError (Japanese) when the record cannot be written.
     """
-    now = now or datetime.now().astimezone()
-    path = log_path(logs_dir, now.date())
     try:
         typed = entry if isinstance(entry, AuditRecord) else AuditRecord.model_validate(entry)
     except ValidationError as exc:
@@ -264,8 +262,6 @@ def append_record(
     if isinstance(entry, dict) and "schema_version" not in entry:
         typed.schema_version = AUDIT_SCHEMA_VERSION
     record = typed.log_fields()
-    if not record.get("timestamp"):
-        record["timestamp"] = now.isoformat(timespec="microseconds")
     for name in MASKED_FIELDS:
         if name in record:
             record[name] = mask_value(record[name])
@@ -275,6 +271,12 @@ def append_record(
         anchor = anchor_path(keys_dir, logs_dir)
         Path(logs_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
         with _chain_lock(logs_dir, keys_dir):
+            # The day and the time are taken under the lock: records are in time order across
+            # processes, and no record of a day is appended after the next day has begun.
+            now = now or datetime.now().astimezone()
+            path = log_path(logs_dir, now.date())
+            if not record.get("timestamp"):
+                record["timestamp"] = now.isoformat(timespec="microseconds")
             lines, last = _day_state(path)
             if last is None:  # the day's first record links to the chain's tip
                 tip = read_anchor(anchor, keys) or {}
