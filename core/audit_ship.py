@@ -97,6 +97,11 @@ def read_pending(logs_dir: Path, offset: Offset, limit: int) -> tuple[list[Item]
     items: list[Item] = []
     warnings: list[str] = []
     files = sorted(Path(logs_dir).glob(f"{LOG_PREFIX}*.jsonl"))
+    if offset.file and offset.byte and not (Path(logs_dir) / offset.file).exists():
+        warnings.append(
+            f"送信済みの {offset.file} がありません（ローカルでの削除の可能性。"
+            "audit verify --against で確認してください）。"
+        )
     for path in files:
         if path.name < offset.file:
             continue

@@ -194,6 +194,11 @@ def test_a_line_that_is_not_json_is_named_and_passed(tmp_path: Path) -> None:
         assert report.ok and report.sent == 3
         assert any(f"{log.name} 3 行目は JSON" in w for w in report.warnings)
         assert sorted(http.hashes("hook")) == sorted(local_hashes(settings))
+        # a shipped day that disappears locally is named, and nothing is sent again
+        log.unlink()
+        report = ship_quietly(settings, hook)
+        assert report.ok and report.sent == 0
+        assert any(f"送信済みの {log.name} がありません" in w for w in report.warnings)
     finally:
         http.stop()
 
