@@ -39,6 +39,7 @@ from core.audit_keys import (
     keys_dir_for,
     read_anchor,
     write_anchor,
+    write_private,
 )
 from core.errors import WorkbenchError
 from core.masking import mask_value
@@ -232,14 +233,6 @@ def _day_state(path: Path) -> tuple[int, str | None]:
         return len(records), last
 
 
-def _write_private_file(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
 def append_record(
     logs_dir: Path,
     entry: AuditRecord | dict[str, Any],
@@ -302,7 +295,7 @@ def append_record(
                 "key_id": keys.current,
                 "mac": keys.mac(_head_message(path.name, lines, record["hash"])),
             }
-            _write_private_file(_head_path(path), json.dumps(head))
+            write_private(_head_path(path), json.dumps(head))  # atomic: readers never see half
             write_anchor(anchor, keys, path.name, lines, record["hash"])
     except AuditKeyError as exc:
         log.warning("audit key unusable: %s", exc.user_message)
