@@ -40,6 +40,7 @@ from core.audit_keys import (
     keys_dir_for,
     read_anchor,
     write_anchor,
+    write_private,
 )
 from core.errors import WorkbenchError
 from core.masking import mask_value
@@ -250,14 +251,6 @@ def _day_state(path: Path) -> tuple[int, str | None]:
         return len(records), last
 
 
-def _write_private_file(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
 def _truncate_query(record: dict[str, Any]) -> None:
     """Keep the head of an over-long question, its length and hash, never the whole text."""
     query = record.get("query")
@@ -280,8 +273,6 @@ def append_record(
     ``keys``: the ring to sign with (default: the one beside the log folder, created on first
     use). Raises AuditWriteError (Japanese) when the record cannot be written.
     """
-    now = now or datetime.now().astimezone()
-    path = log_path(logs_dir, now.date())
     try:
         typed = entry if isinstance(entry, AuditRecord) else AuditRecord.model_validate(entry)
     except ValidationError as exc:
@@ -291,8 +282,6 @@ def append_record(
     if isinstance(entry, dict) and "schema_version" not in entry:
         typed.schema_version = AUDIT_SCHEMA_VERSION
     record = typed.log_fields()
-    if not record.get("timestamp"):
-        record["timestamp"] = now.isoformat(timespec="microseconds")
     _truncate_query(record)
     for name in MASKED_FIELDS:
         if name in record:
@@ -303,6 +292,12 @@ def append_record(
         anchor = anchor_path(keys_dir, logs_dir)
         private_dir(logs_dir)
         with _chain_lock(logs_dir, keys_dir):
+            # The day and the time are taken under the lock: records are in time order across
+            # processes, and no record of a day is appended after the next day has begun.
+            now = now or datetime.now().astimezone()
+            path = log_path(logs_dir, now.date())
+            if not record.get("timestamp"):
+                record["timestamp"] = now.isoformat(timespec="microseconds")
             lines, last = _day_state(path)
             if last is None:  # the day's first record links to the chain's tip
                 tip = read_anchor(anchor, keys) or {}
@@ -328,7 +323,7 @@ def append_record(
                 "key_id": keys.current,
                 "mac": keys.mac(_head_message(path.name, lines, record["hash"])),
             }
-            _write_private_file(_head_path(path), json.dumps(head))
+            write_private(_head_path(path), json.dumps(head))  # atomic: readers never see half
             write_anchor(anchor, keys, path.name, lines, record["hash"])
     except AuditKeyError as exc:
         log.warning("audit key unusable: %s", exc.user_message)

@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.schemas.shipping import ShipDestination
 from core.timefmt import zone
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -109,6 +110,32 @@ class Settings(BaseSettings):
         description=(
             "The interview store's encryption key (64 hex characters, AES-256-GCM) from a secret "
             "store; when unset, keys/store-key.json under the state folder (created 0600)."
+        ),
+    )
+
+    # --- audit shipping to a SIEM (core.audit_ship; issue 14 item 2) -------------------
+    audit_ship_destinations: list[ShipDestination] = Field(
+        default_factory=list,
+        description=(
+            "SIEM destinations of the audit log (JSON list; core.schemas.shipping). Empty: "
+            "nothing is shipped."
+        ),
+    )
+    audit_ship_background: bool = Field(
+        default=False,
+        description="Ship from a background thread of the app (never in the answer path).",
+    )
+    audit_ship_interval_sec: float = Field(default=10.0, gt=0, le=3600)
+    audit_ship_retries: int = Field(default=4, ge=0, le=20, description="Retries per batch.")
+    audit_ship_backoff_sec: float = Field(default=0.5, ge=0, le=60)
+    audit_ship_backoff_max_sec: float = Field(default=30.0, ge=0, le=600)
+
+    # --- index integrity (core.index_integrity; issue 14 item 3) ------------------------
+    index_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "HMAC key (64 hex characters) signing the manifests of persisted index files; when "
+            "unset, a ring is kept in keys/index-keys.json under the state folder (0600)."
         ),
     )
 
