@@ -17,8 +17,8 @@ from typing import Protocol
 import numpy as np
 
 from core.errors import IndexStateError, WorkbenchError
-from core.private import private_dir, private_file
 from core.index_integrity import IndexIntegrityError, IndexSeal, refused
+from core.private import private_dir, private_file
 from core.retrieval.embeddings import EmbedderInfo
 from core.settings import Settings
 
