@@ -33,7 +33,7 @@ from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
-from core.text.glossary import cross_language_terms
+from core.text.glossary import cross_language_terms, untranslated_names
 from core.text.script import dominant_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
@@ -161,8 +161,10 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     if top:
         query_tokens = corpus.tokenizer.tokenize(query_text)
         coverage = guardrails.term_coverage(query_tokens, [h.stored.tokens for h in top])
-    else:  # across languages: the question's glossary terms, translated, in the passages
-        terms = cross_language_terms(query_text)
+    else:
+        # across languages: the question's glossary terms, translated, and the names it carries
+        # unchanged (products, tools, identifiers), found in the top passages
+        terms = cross_language_terms(query_text) + untranslated_names(query_text)
         if terms:
             tokens = corpus.tokenizer.tokenize(" ".join(terms))
             translated = guardrails.term_coverage(
