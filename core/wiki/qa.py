@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from core import guardrails
+from core.access import LOCAL, Principal
 from core.audit import record_answer
 from core.errors import WorkbenchError
 from core.generation.answering import apply_usage, drain, generate
@@ -68,6 +69,7 @@ class WikiConfig:
     use_llm: bool | None = None  # None: the LLM when one is configured
     session_id: str = "cli"
     write_audit: bool = True
+    principal: Principal = LOCAL
     llm: Any = None  # an LLMPort (tests inject a fake); None: the settings' port
 
 
@@ -278,7 +280,7 @@ def ask_stream(
     answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
     answer.processing_time_sec = round(answer.timings_ms["total"] / 1000, 4)
     if config.write_audit:
-        record_answer(settings, answer, config.session_id)
+        record_answer(settings, answer, config.session_id, config.principal)
     yield answer
 
 

@@ -134,3 +134,9 @@ def test_a_hung_model_gives_the_extractive_answer_within_the_budget(monkeypatch,
     assert any("制限時間" in w.value and "抽出型回答" in w.value for w in at.warning)
     assert any("抽出型回答" in c.value for c in at.caption)
     assert "[1]" in markdown_text(at)
+
+
+def test_a_nul_in_the_folder_field_is_a_japanese_message(page):
+    page.sidebar.text_input(key="chat_folder").set_value("/tmp/runbooks\x00/x").run()
+    assert not page.exception
+    assert any("NUL 文字" in e.value for e in page.sidebar.error)
