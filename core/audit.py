@@ -45,7 +45,7 @@ from core.audit_keys import (
 from core.errors import WorkbenchError
 from core.masking import mask_value
 from core.private import private_dir
-from core.schemas.answer import Answer
+from core.schemas.answer import Answer, LLMCall
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -116,6 +116,10 @@ class AuditRecord(BaseModel):
     client: str | None = None
     query_length: int | None = None  # set when ``query`` was truncated (QUERY_LOG_CHARS)
     query_sha256: str | None = None  # of the whole question, when truncated
+    # Every call through the LLM port behind this record (model, tokens, cost, latency,
+    # attempts, outcome); an interview turn's or a judgement's calls have records of their own
+    # (answer_mode "llm_call", page "interview" / "evaluation").
+    llm_calls: list[LLMCall] = Field(default_factory=list)
     rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
     key_id: str | None = None  # the key that signed ``hash`` (none before keyed logs)
     prev_hash: str | None = None
@@ -165,6 +169,7 @@ class AuditRecord(BaseModel):
             slow=answer.slow,
             warnings=answer.warnings,
             removed_refs=answer.removed_refs,
+            llm_calls=answer.llm_calls,
         )
 
     @classmethod
@@ -364,6 +369,52 @@ def record_answer(
         )
     except AuditWriteError as exc:
         answer.warnings.append(exc.user_message)
+
+
+LLM_CALL_MODE = "llm_call"
+
+
+def record_llm_calls(
+    settings: Settings,
+    page: str,
+    calls: list[LLMCall],
+    *,
+    session_id: str | None = None,
+    label: str = "",
+    principal: Principal = LOCAL,
+) -> str | None:
+    """One record of LLM calls made outside the two pipelines (an interview turn's stages, a
+    judgement; who caused them: ``principal``), so that the dashboard's usage and cost include them. Returns a Japanese warning
+    when the record could not be written (the caller goes on)."""
+    if not calls:
+        return None
+    prompt = sum(c.prompt_tokens for c in calls)
+    completion = sum(c.completion_tokens for c in calls)
+    record = AuditRecord(
+        schema_version=AUDIT_SCHEMA_VERSION,
+        user=principal.subject,
+        user_name=principal.name,
+        role=principal.role,
+        client=principal.client,
+        page=page,
+        session_id=session_id,
+        query=label,
+        answer_mode=LLM_CALL_MODE,
+        model=calls[-1].model or None,
+        processing_time_sec=round(sum(c.latency_ms for c in calls) / 1000, 4),
+        token_usage={
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+        cost_usd=round(sum(c.cost_usd for c in calls), 8),
+        llm_calls=calls,
+    )
+    try:
+        append_record(settings.logs_dir, record, keys=keyring_for(settings))
+    except (AuditKeyError, AuditWriteError) as exc:
+        return f"LLM の利用記録を監査ログに書き込めませんでした（{exc.user_message}）。"
+    return None
 
 
 def rotate_key(logs_dir: Path, keys: KeyRing | None = None) -> str:

@@ -203,6 +203,22 @@ class Settings(BaseSettings):
     chat_model: str = "gpt-4o-mini"
     llm_timeout_sec: float = 30.0
     llm_max_retries: int = 3
+    # --- LLM port: time budget, streaming, output limits (core.generation.llm) -------------
+    llm_answer_budget_sec: float = Field(
+        default=20.0,
+        gt=0,
+        description=(
+            "Whole-answer deadline of an LLM answer: every attempt, retry, backoff and "
+            "Retry-After wait lives inside it; when it passes the extractive answer is given."
+        ),
+    )
+    llm_first_token_sec: float = Field(
+        default=5.0, gt=0, description="Streaming: the first token must arrive within this."
+    )
+    llm_max_tokens: int = Field(default=1024, ge=16, description="max_tokens of each request.")
+    llm_max_answer_chars: int = Field(
+        default=8000, ge=200, description="A longer reply is cut there (with a warning)."
+    )
     # USD per 1M tokens (input, output)
     price_table: dict[str, tuple[float, float]] = Field(
         default_factory=lambda: {
