@@ -152,25 +152,36 @@ EVIDENCE_FEATURES = (
     "margin",
 )
 EVIDENCE_WEIGHTS = {
-    "bias": -29.86,
-    "cosine": 27.05,
-    "coverage": 2.81,
-    "bm25": 2.26,
-    "cross": 0.9,
-    "cross_cosine": 1.23,
-    "cross_coverage": 2.46,
-    "margin": 41.0,
+    "bias": -29.75,
+    "cosine": 26.45,
+    "coverage": 2.96,
+    "bm25": 2.49,
+    "cross": 0.76,
+    "cross_cosine": 1.09,
+    "cross_coverage": 2.63,
+    "margin": 40.46,
 }
 MARGIN_FROM, MARGIN_TO = 4, 20  # the cosines the best one is compared with (ranks 5-20)
+# A corpus of fewer than five passages (one runbook just added) has no field for the best
+# passage to stand out of, and BM25's inverse document frequencies mean nothing over a handful of
+# passages: there the margin and the raw BM25 are unknown and taken as the means of the
+# answerable calibration questions, so that cosine and keyword coverage decide.
+MARGIN_PRIOR = 0.041
+BM25_PRIOR = 4.95
+
+
+def small_corpus(cosines: list[float]) -> bool:
+    """Too few vector candidates for the corpus statistics (margin, BM25) to mean anything."""
+    return len(cosines) <= MARGIN_FROM
 
 
 def cosine_margin(cosines: list[float]) -> float:
     """How far the best passage stands out of the corpus: its cosine minus the mean cosine of
-    the vector candidates ranked 5 to 20 (of what there is, in a small corpus). Raw cosines
-    shift with the language pair and the corpus; the margin is measured against the corpus."""
-    if not cosines:
-        return 0.0
-    rest = cosines[MARGIN_FROM:MARGIN_TO] or cosines[1:] or cosines
+    the vector candidates ranked 5 to 20. Raw cosines shift with the language pair and the
+    corpus; the margin is measured against the corpus (``MARGIN_PRIOR`` in a small corpus)."""
+    if small_corpus(cosines):
+        return MARGIN_PRIOR
+    rest = cosines[MARGIN_FROM:MARGIN_TO]
     return max(0.0, cosines[0] - sum(rest) / len(rest))
 
 

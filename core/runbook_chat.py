@@ -186,7 +186,10 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
             )
     cosine = max(h.raw["cosine"] for h in outcome.hits)
     bm25 = max(h.raw["bm25"] for h in outcome.hits)
-    margin = guardrails.cosine_margin(outcome.vector_cosines or [cosine])
+    cosines = outcome.vector_cosines or [cosine]
+    margin = guardrails.cosine_margin(cosines)
+    if guardrails.small_corpus(cosines):
+        bm25 = guardrails.BM25_PRIOR
     return guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
 
 

@@ -293,6 +293,46 @@ volunteer | 志願者;ボランティア
 expectation | 期待;期待事項
 anti-pattern | アンチパターン;避けるべきこと
 blameless | 非難しない;責めない;ブレームレス
+respond | 対応する;対処する
+handle | 対処;対応
+check | 確認;チェック
+confirm | 確認
+verify | 検証;確かめる
+recipient | 宛先;受信者
+sender | 送信者;差出人
+misdelivery | 誤送信;誤配送;誤送付
+wrong recipient | 誤送信;宛先間違い
+fax | ファクス;ファックス;FAX
+printer | プリンター;プリンタ
+multifunction printer | 複合機
+usb stick | USBメモリ;USBメモリー
+external storage | 外部記憶媒体;外部ストレージ
+lost | 紛失した;なくした
+loss | 紛失
+stolen | 盗まれた;盗難にあった
+theft | 盗難
+remote wipe | リモートワイプ;遠隔消去
+scan | スキャン
+install | インストール
+update | 更新;アップデート
+configuration | 構成;設定
+setting | 設定
+suspicious | 不審;怪しい;疑わしい
+infection | 感染
+infected | 感染した
+expire | 期限切れ;失効
+expiry | 有効期限;期限切れ
+renew | 更新する
+login | ログイン
+sign-in | サインイン
+locked out | ロックアウト
+unlock | ロック解除
+block | ブロック;遮断
+tampering | 改ざん;改竄
+defacement | 改ざん;書き換え
+impossible travel | 不可能な移動;あり得ない移動
+location | 場所;位置;所在地
+travel | 移動;出張
 """
 
 

@@ -13,7 +13,11 @@ def test_japanese_terms_are_translated_longest_first():
 
 
 def test_english_terms_match_whole_words_and_plurals():
-    assert translations("Who approves remote wipes of laptops?", "ja") == ["承認する", "ノートPC"]
+    assert translations("Who approves remote wipes of laptops?", "ja") == [
+        "承認する",
+        "リモートワイプ",
+        "ノートPC",
+    ]
     assert translations("How do we preserve disk images and logs", "ja") == [
         "保全する",
         "ディスクイメージ",
@@ -25,6 +29,7 @@ def test_english_terms_match_whole_words_and_plurals():
 def test_the_direction_follows_the_question_script():
     assert cross_language_terms("ランサムウェアに感染した端末の隔離") == [
         "ransomware",
+        "infected",
         "endpoint",  # 端末 is an entry of three English terms
         "device",
         "workstation",
