@@ -43,6 +43,7 @@ from core.audit_keys import (
 from core.errors import WorkbenchError
 from core.masking import mask_value
 from core.schemas.answer import Answer
+from core.schemas.provenance import AuditSentence
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,8 @@ class AuditRecord(BaseModel):
     slow: bool = False
     warnings: list[str] = Field(default_factory=list)
     removed_refs: list[str] = Field(default_factory=list)
+    # per checked sentence: chunk id, span in the chunk, support score (core.generation.provenance)
+    sentences: list[AuditSentence] = Field(default_factory=list)
     rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
     key_id: str | None = None  # the key that signed ``hash`` (none before keyed logs)
     prev_hash: str | None = None
@@ -146,6 +149,7 @@ class AuditRecord(BaseModel):
             slow=answer.slow,
             warnings=answer.warnings,
             removed_refs=answer.removed_refs,
+            sentences=[AuditSentence.of(s) for s in answer.sentences],
         )
 
     @classmethod

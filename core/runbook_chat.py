@@ -1,8 +1,9 @@
 """The runbook chat pipeline: ``ask(question, history, config, settings) -> Answer``, the page's one call.
 
 question ─► follow-up rewrite (from the history) ─► ambiguity check ─► hybrid search (weighted
-fusion, k) ─► evidence grade (cross-query scores) ─► answer (LLM or extractive) ─► danger check
-(question and answer) ─► citations ─► audit record (masked, hash-chained).
+fusion, k) ─► evidence grade (cross-query scores) ─► answer (LLM or extractive) ─► sentence check
+(each sentence tied to its supporting span) ─► danger check (question and answer) ─► citations ─►
+audit record (masked, hash-chained).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from core.generation.citations import (
     excerpt,
     markers_in,
     renumber_markers,
-    strip_invented_markers,
 )
 from core.generation.extractive import Evidence, extractive_answer, split_units
 from core.generation.llm import complete
+from core.generation.provenance import check_answer
 from core.retrieval.hits import Hit
 from core.retrieval.searcher import SearchOutcome
 from core.retrieval.sections import SectionView, section_view
@@ -188,6 +189,7 @@ def ask(
         )
     except WorkbenchError as exc:
         answer = _failed(question, exc.user_message)
+    check_answer(answer, settings)  # sentence-level provenance: mark or remove unsupported
     guardrails.mark_dangerous_operations(answer)
     answer.processing_time_sec = round(time.perf_counter() - trace.started, 4)
     if answer.processing_time_sec > SLOW_SECONDS:
@@ -299,13 +301,9 @@ def _llm_answer(question, history, outcome, settings, trace, corpus) -> Answer:
     except LLMError as exc:
         trace.warnings.append(exc.user_message + " 抽出型回答を表示しています。")
         return _extractive(question, outcome, corpus)
-    valid = [str(n) for n in range(1, len(outcome.hits) + 1)]
-    text, invented = strip_invented_markers(reply.text, valid)
-    if invented:
-        log.warning("LLM cited sources that were not given: %s", invented)
-        trace.warnings.append(
-            f"存在しない出典番号 {', '.join(invented)} を回答から取り除きました。"
-        )
+    # invented markers stay for the sentence check (core.generation.provenance), which removes
+    # them and marks their sentences unsupported
+    text = reply.text.strip()
     return Answer(
         question=question,
         answer=text,

@@ -5,7 +5,8 @@ The same shape and the same ``Answer`` as the runbook chat (``core.runbook_chat.
 pass the evidence floor are the contexts, numbered from [0]. The answer comes from the LLM with
 the design's prompts when one is configured, else from the extractive answerer. The reference
 line 「参照: [0] jawiki:<title>#chunk=<n>, …」 is appended by code, never by the model; markers the
-model invents are removed, logged and reported in ``Answer.warnings``; no usable hit gives
+model invents are removed and reported in ``Answer.warnings`` by the sentence check
+(``core.generation.provenance``), which also ties every sentence to its supporting span; no usable hit gives
 ``NO_HIT_MESSAGE`` with ``flags.insufficient_evidence``. One audit record per question.
 """
 
@@ -24,11 +25,11 @@ from core.errors import LLMError, WorkbenchError
 from core.generation.citations import (
     excerpt,
     markers_in,
-    strip_invented_markers,
     wiki_reference_line,
 )
 from core.generation.extractive import Evidence, extractive_answer
 from core.generation.llm import LLMReply, complete
+from core.generation.provenance import check_answer
 from core.retrieval.hits import Hit
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
@@ -116,9 +117,9 @@ def _llm_body(
     if _MODEL_REF_LINE.search(text):
         log.info("Removed a reference list written by the model")
         text = _MODEL_REF_LINE.sub("", text).strip()
-    body, removed = strip_invented_markers(text, [str(c.label) for c in contexts])
-    if removed:
-        log.warning("Removed invented references: %s", ", ".join(f"[{m}]" for m in removed))
+    # invented markers stay for the sentence check (core.generation.provenance), which removes
+    # them, marks their sentences unsupported and says so in the warnings
+    body, removed = text.strip(), []
     if not body:
         raise LLMError("LLM の回答が空でした。", detail="empty completion")
     return body, removed, reply
@@ -256,6 +257,7 @@ def ask(
         answer = Answer(question=question.strip(), answer=exc.user_message, answer_mode="template")
         answer.error = exc.user_message
     answer.page = PAGE
+    check_answer(answer, settings)  # sentence-level provenance: mark or remove unsupported
     guardrails.mark_dangerous_operations(answer)
     answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
     answer.processing_time_sec = round(answer.timings_ms["total"] / 1000, 4)
