@@ -64,6 +64,9 @@ COLUMN_LABELS = {
     "ambiguous_query_rate": "曖昧率",
     "total_tokens": "トークン",
     "cost_usd": "コスト (USD)",
+    "sentences_checked": "確認した文",
+    "sentences_supported": "根拠のある文",
+    "supported_sentence_share": "根拠のある文の割合",
     "lines": "検証済み行数",
     "first_bad_line": "異常の行",
     "reason": "理由",
@@ -217,7 +220,8 @@ def overview(frame: pd.DataFrame) -> Overview:
 
 
 def daily(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per day: questions, latency p50/p95, flag rates, tokens, cost."""
+    """One row per day: questions, latency p50/p95, flag rates, tokens, cost, and the share of
+    answer sentences supported by their cited passages (sentence-level provenance)."""
     columns = [
         "date",
         "questions",
@@ -226,6 +230,9 @@ def daily(frame: pd.DataFrame) -> pd.DataFrame:
         *[f"{f}_rate" for f in FLAG_FIELDS],
         "total_tokens",
         "cost_usd",
+        "sentences_checked",
+        "sentences_supported",
+        "supported_sentence_share",
     ]
     if frame.empty:
         return pd.DataFrame(columns=columns)
@@ -238,8 +245,13 @@ def daily(frame: pd.DataFrame) -> pd.DataFrame:
             **{f"{f}_rate": g[f].mean() for f in FLAG_FIELDS},
             "total_tokens": g["total_tokens"].sum(),
             "cost_usd": g["cost_usd"].sum(),
+            "sentences_checked": g["sentences_checked"].sum(),
+            "sentences_supported": g["sentences_supported"].sum(),
         }
     ).reset_index()
+    # the share of checked sentences a span of their cited passages supports (None: none checked)
+    checked = out["sentences_checked"].where(out["sentences_checked"] > 0)
+    out["supported_sentence_share"] = (out["sentences_supported"] / checked).round(4)
     rates = [f"{f}_rate" for f in FLAG_FIELDS]
     out[rates] = out[rates].round(4)
     out[["latency_p50", "latency_p95"]] = out[["latency_p50", "latency_p95"]].round(3)
