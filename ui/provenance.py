@@ -46,8 +46,10 @@ def render_sentence_checks(answer: Answer, key: str) -> None:
                 st.caption("対応する引用元はありません。")
                 continue
             st.markdown(
+                # lines as <br>: no blank line ends the HTML block (the rest would be Markdown)
                 f'<div class="wb-excerpt wb-span" data-key="{key}-s{s.index}">'
-                f"{span_html(c.text, s.span_start, s.span_end)}</div>",
+                + span_html(c.text, s.span_start, s.span_end).replace("\n", "<br>")
+                + "</div>",
                 unsafe_allow_html=True,
             )
             st.caption(
