@@ -15,7 +15,7 @@
 Figures: the share of corrupted sentences marked unsupported (goal ≥ 0.9), of original sentences
 marked (goal ≤ 0.05), the paraphrases' accuracy, and the check's cost per answer (p50/p95 ms).
 
-``--fit`` refits the two logistic models of ``core.generation.provenance`` (lexical, and
+``--fit`` refits the two logistic models of ``core.generation.support`` (lexical, and
 lexical + cosine) by multiple-instance logistic regression (a sentence's score is its best
 window's; the best window is re-chosen under the current weights, six rounds), on all sentences
 above, balanced by class; it prints the weights and a 2-fold held-out figure (cases and
@@ -39,6 +39,7 @@ import numpy as np
 from core.evaluation.dataset import load_dataset
 from core.evaluation.runner import history_of
 from core.generation import provenance as prov
+from core.generation import support as sup
 from core.generation.extractive import split_units
 from core.generation.sentences import split_answer
 from core.retrieval.embeddings import CachedEmbedder, get_embedder
@@ -162,19 +163,19 @@ def other_runbook_pool(settings: Settings) -> dict[str, list[str]]:
 
 def features(body: str, passages: list[Citation], embedder) -> tuple[np.ndarray, np.ndarray]:
     """Lexical features of every window, and full features of the cosine candidates."""
-    probe = prov.Probe.of(body)
-    scored = prov._candidates(probe, passages)
+    probe = sup.Probe.of(body)
+    scored = sup._candidates(probe, passages)
     lex = (
         np.array([[f.tok, f.chr, f.num_miss] for _, _, f in scored]) if scored else np.zeros((0, 3))
     )
     ranked = sorted(scored, key=lambda t: -(t[2].tok + t[2].chr - t[2].num_miss))
-    chosen = ranked[: prov.COS_CANDIDATES] + [
+    chosen = ranked[: sup.COS_CANDIDATES] + [
         t
-        for t in ranked[prov.COS_CANDIDATES :]
-        if t[2].cross and t[1].units <= prov.CROSS_WINDOW_UNITS
+        for t in ranked[sup.COS_CANDIDATES :]
+        if t[2].cross and t[1].units <= sup.CROSS_WINDOW_UNITS
     ]
     texts = [body] + [w.text for _, w, _ in chosen]
-    vecs = prov._vectors(embedder, texts)
+    vecs = sup._vectors(embedder, texts)
     full = (
         np.array(
             [
@@ -268,13 +269,13 @@ def predict(sample: Sample, lexical: dict[str, float], full: dict[str, float]) -
         return float(1 / (1 + np.exp(-z[i]))), bool(x[i, 2])
 
     p, miss = best(sample.lexical, lexical, LEXICAL)
-    if p < prov.LEXICAL_ENOUGH and len(sample.full):
+    if p < sup.LEXICAL_ENOUGH and len(sample.full):
         # the cosine adds support the words miss (paraphrase, another language); it never
         # takes away the lexical model's
         q, q_miss = best(sample.full, full, FULL)
         if q > p:
             p, miss = q, q_miss
-    return p < prov.THRESHOLD or miss
+    return p < sup.THRESHOLD or miss
 
 
 def report(samples: list[Sample], lexical, full, title: str) -> None:
@@ -447,8 +448,8 @@ def _groups(samples: list[Sample]) -> np.ndarray:
 
 
 def fit(samples: list[Sample]) -> None:
-    lex_start = np.array([prov.LEXICAL_MODEL["bias"], *(prov.LEXICAL_MODEL[n] for n in LEXICAL)])
-    full_start = np.array([prov.FULL_MODEL["bias"], *(prov.FULL_MODEL[n] for n in FULL)])
+    lex_start = np.array([sup.LEXICAL_MODEL["bias"], *(sup.LEXICAL_MODEL[n] for n in LEXICAL)])
+    full_start = np.array([sup.FULL_MODEL["bias"], *(sup.FULL_MODEL[n] for n in FULL)])
 
     def fit_on(group: list[Sample]):
         usable = [s for s in group if len(s.lexical)]

@@ -167,3 +167,18 @@ def test_span_html_escapes_the_passage_and_marks_the_span() -> None:
     start = text.index("端末")
     html = span_html(text, start, len(text))
     assert html == "&lt;script&gt;alert(1)&lt;/script&gt; <mark>端末を隔離する。</mark>"
+
+
+class _DownEmbedder:
+    """An embedding service that is down (the configured OpenAI embedder unreachable)."""
+
+    def embed_passages(self, texts):
+        raise ConnectionError("embedding service unreachable")
+
+
+def test_an_embedder_that_fails_leaves_the_lexical_verdicts(settings) -> None:
+    text = "1. 感染端末を EDR でネットワークから隔離します [1]。\n2. ログを全部消します [1]。"
+    a = answer(text, JA)
+    check_answer(a, settings, embedder=_DownEmbedder())
+    assert [s.supported for s in a.sentences] == [True, False]
+    assert a.answer.endswith(UNSUPPORTED_MARK)
