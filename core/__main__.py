@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from core.errors import WorkbenchError
+from core.masking import install_log_masking
 
 
 def _progress_bar(desc: str):
@@ -218,9 +219,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     streamlit = [sys.executable, "-m", "streamlit", "run", str(app)]
     options = ["--server.address", address, "--server.port", str(port)]
     options += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    if settings.secrets_path is not None:  # Streamlit's st.login reads the same [auth]
+        options += ["--secrets.files", str(settings.secrets_path)]
+    # The client address rule is the app's (core.identity.client_address, WB_TRUSTED_PROXIES):
+    # stop uvicorn from rewriting the peer from X-Forwarded-For itself (it trusts loopback).
+    env = {**os.environ, "FORWARDED_ALLOW_IPS": ""}
     print(f"http://{address}:{port} で起動します。", file=sys.stderr)
     sys.stdout.flush()
-    os.execv(sys.executable, [*streamlit, *options])
+    os.execve(sys.executable, [*streamlit, *options], env)
     return 0  # not reached
 
 
@@ -296,6 +302,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    install_log_masking()  # no raw question, address or secret on stderr
     argv = sys.argv[1:] if argv is None else argv
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command).parse_args(argv)

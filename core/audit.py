@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from core.access import LOCAL, Principal
 from core.audit_keys import (
     AuditKeyError,
     KeyRing,
@@ -42,6 +43,7 @@ from core.audit_keys import (
 )
 from core.errors import WorkbenchError
 from core.masking import mask_value
+from core.private import private_dir
 from core.schemas.answer import Answer
 from core.schemas.provenance import AuditSentence
 from core.settings import Settings
@@ -51,6 +53,8 @@ log = logging.getLogger(__name__)
 GENESIS = "0" * 64
 MASKED_FIELDS = ("query", "rewritten_query", "answer", "history", "search_results")
 AUDIT_SCHEMA_VERSION = 2
+# A longer question (refused by the pipelines) is logged truncated, with its length and sha256.
+QUERY_LOG_CHARS = 1000
 
 
 class AuditHit(BaseModel):
@@ -104,6 +108,14 @@ class AuditRecord(BaseModel):
     slow: bool = False
     warnings: list[str] = Field(default_factory=list)
     removed_refs: list[str] = Field(default_factory=list)
+    # who asked (issue 15): the identity provider's subject and display name, the role and the
+    # client address; ``local`` without sign-in (and on lines written before sign-in existed)
+    user: str = "local"
+    user_name: str = "local"
+    role: str = "admin"
+    client: str | None = None
+    query_length: int | None = None  # set when ``query`` was truncated (QUERY_LOG_CHARS)
+    query_sha256: str | None = None  # of the whole question, when truncated
     # per checked sentence: chunk id, span in the chunk, support score (core.generation.provenance)
     sentences: list[AuditSentence] = Field(default_factory=list)
     rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
@@ -112,10 +124,16 @@ class AuditRecord(BaseModel):
     hash: str | None = None
 
     @classmethod
-    def from_answer(cls, answer: Answer, session_id: str | None) -> AuditRecord:
-        """The record of one answer of either pipeline."""
+    def from_answer(
+        cls, answer: Answer, session_id: str | None, principal: Principal = LOCAL
+    ) -> AuditRecord:
+        """The record of one answer of either pipeline, attributed to ``principal``."""
         return cls(
             schema_version=AUDIT_SCHEMA_VERSION,
+            user=principal.subject,
+            user_name=principal.name,
+            role=principal.role,
+            client=principal.client,
             page=answer.page or "unknown",
             session_id=session_id,
             query=answer.question,
@@ -214,7 +232,7 @@ def _head_message(name: str, lines: int, last_hash: str) -> str:
 def _chain_lock(logs_dir: Path, keys_dir: Path) -> Iterator[None]:
     """One writer at a time for the whole chain (every day links to the one before)."""
     lock = anchor_path(keys_dir, logs_dir).with_suffix(".lock")
-    lock.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(lock.parent)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -244,6 +262,15 @@ def _write_private_file(path: Path, text: str) -> None:
         os.fsync(fh.fileno())
 
 
+def _truncate_query(record: dict[str, Any]) -> None:
+    """Keep the head of an over-long question, its length and hash, never the whole text."""
+    query = record.get("query")
+    if isinstance(query, str) and len(query) > QUERY_LOG_CHARS:
+        record["query_length"] = len(query)
+        record["query_sha256"] = hashlib.sha256(query.encode("utf-8")).hexdigest()
+        record["query"] = query[:QUERY_LOG_CHARS] + "…"
+
+
 def append_record(
     logs_dir: Path,
     entry: AuditRecord | dict[str, Any],
@@ -270,6 +297,7 @@ def append_record(
     record = typed.log_fields()
     if not record.get("timestamp"):
         record["timestamp"] = now.isoformat(timespec="microseconds")
+    _truncate_query(record)
     for name in MASKED_FIELDS:
         if name in record:
             record[name] = mask_value(record[name])
@@ -277,7 +305,7 @@ def append_record(
         keys = keys or default_keyring(logs_dir)
         keys_dir = keys.path.parent if keys.path else keys_dir_for(logs_dir)
         anchor = anchor_path(keys_dir, logs_dir)
-        Path(logs_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(logs_dir)
         with _chain_lock(logs_dir, keys_dir):
             lines, last = _day_state(path)
             if last is None:  # the day's first record links to the chain's tip
@@ -329,11 +357,15 @@ def keyring_for(settings: Settings, *, create: bool = True) -> KeyRing:
     return default_keyring(settings.logs_dir, create=create)
 
 
-def record_answer(settings: Settings, answer: Answer, session_id: str | None) -> None:
-    """Append the answer's record; a failure becomes a Japanese warning on the answer."""
+def record_answer(
+    settings: Settings, answer: Answer, session_id: str | None, principal: Principal = LOCAL
+) -> None:
+    """Append the answer's record (who asked: ``principal``); a failure becomes a Japanese
+    warning on the answer."""
     try:
         keys = keyring_for(settings)
-        append_record(settings.logs_dir, AuditRecord.from_answer(answer, session_id), keys=keys)
+        record = AuditRecord.from_answer(answer, session_id, principal)
+        append_record(settings.logs_dir, record, keys=keys)
         answer.audit_logged = True
     except AuditKeyError as exc:
         answer.warnings.append(

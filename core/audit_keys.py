@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import WorkbenchError
+from core.private import private_dir
 
 KEY_BYTES = 32
 ENV_KEY_ID = "env"
@@ -40,7 +41,7 @@ def keys_dir_for(logs_dir: Path) -> Path:
 
 def _write_private(path: Path, text: str) -> None:
     """Write ``text`` atomically with mode 0600 in a 0700 folder."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

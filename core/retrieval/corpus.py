@@ -25,6 +25,8 @@ from core.retrieval.vector import ChromaVectorIndex, FaissVectorIndex, VectorInd
 from core.settings import Settings
 from core.text.tokenize import Tokenizer, get_tokenizer
 
+RUNBOOK_HEADING_WEIGHT = 2
+
 
 @dataclass(frozen=True, slots=True)
 class CorpusSpec:
@@ -38,6 +40,10 @@ class CorpusSpec:
     # 0: one vector per chunk; N: one per passage window of at most N characters
     # (``core.text.chunking.vector_texts``), the chunk scored by its best window.
     vector_window: int = 0
+    # how many times a chunk's own section heading counts in its keyword text (BM25F-like:
+    # a runbook section titled "Owner Responsibilities" answers "what is the owner responsible
+    # for" before a neighbouring section that mentions owners in passing)
+    heading_weight: int = 1
 
 
 def open_graph_store(
@@ -164,6 +170,8 @@ def runbook_spec(settings: Settings, folder: Path | None = None) -> CorpusSpec:
         chunk_size=settings.runbook_chunk_size,
         chunk_overlap=settings.runbook_chunk_overlap,
         source_dir=folder,
+        vector_window=settings.runbook_vector_window,
+        heading_weight=RUNBOOK_HEADING_WEIGHT,
     )
 
 

@@ -45,6 +45,13 @@ class KeywordIndex:
         with self._lock:
             return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
 
+    def known_share(self, query_tokens: Sequence[str]) -> float:
+        """Share of the query's distinct tokens that occur in the corpus (1.0 for no tokens)."""
+        distinct = {t for t in query_tokens if t}
+        if not distinct:
+            return 1.0
+        return len(distinct & self._vocab) / len(distinct)
+
     def search(self, query_tokens: Sequence[str], n: int) -> list[tuple[str, float]]:
         """The ``n`` best keys with a positive score, best first (no other threshold)."""
         scores = self.scores(query_tokens)

@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from core.errors import IndexStateError, WorkbenchError
+from core.private import private_dir, private_file
 from core.retrieval.embeddings import EmbedderInfo
 from core.settings import Settings
 
@@ -75,7 +76,7 @@ def chroma_client(settings: Settings):  # -> chromadb.ClientAPI
                         settings=chroma_settings,
                     )
                 else:
-                    settings.chroma_dir.mkdir(parents=True, exist_ok=True)
+                    private_dir(settings.chroma_dir)
                     _clients[key] = chromadb.PersistentClient(
                         path=str(settings.chroma_dir), settings=chroma_settings
                     )
@@ -249,7 +250,7 @@ class FaissVectorIndex:
 
     def flush(self) -> None:
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
             tmp = self.path.with_name(self.path.name + ".tmp.npz")
             meta = json.dumps({"embedder": self.info.name, "dim": self.info.dim})
             np.savez(
@@ -259,3 +260,4 @@ class FaissVectorIndex:
                 meta=np.array(meta),
             )
             os.replace(tmp, self.path)
+            private_file(self.path)

@@ -33,6 +33,7 @@ import numpy as np
 from core.errors import EmbedderMismatchError, InputError
 from core.ingest.indexer import Progress, index_documents
 from core.ingest.wikipedia import SourceSpec, load_articles, parse_sources
+from core.private import private_dir, tighten
 from core.retrieval.corpus import Corpus, CorpusSpec
 from core.retrieval.embeddings import CachedEmbedder, get_embedder
 from core.runbooks import build_lock
@@ -371,7 +372,7 @@ def build_wiki_index(
         empty=loaded.empty,
         per_source=loaded.per_source,
     )
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     corpus = _open_build_corpus(settings, spec, directory)
     cache = corpus.embedder
     assert isinstance(cache, CachedEmbedder)
@@ -422,5 +423,6 @@ def build_wiki_index(
     finally:
         corpus.close()
         cache.close()
+        tighten(directory)  # FAISS, metas, BM25: 0600 in a 0700 folder
     report.seconds = time.perf_counter() - started
     return report

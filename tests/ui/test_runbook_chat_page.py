@@ -98,6 +98,12 @@ def test_missing_folder_is_reported_in_the_sidebar_at_once(page):
     assert page.sidebar.button[0].disabled  # nothing to rebuild
 
 
+def test_a_nul_in_the_folder_field_is_a_japanese_message(page):
+    page.sidebar.text_input(key="chat_folder").set_value("/tmp/runbooks\x00/x").run()
+    assert not page.exception
+    assert any("NUL 文字" in e.value for e in page.sidebar.error)
+
+
 def test_a_reviewer_opens_a_sentence_and_sees_its_span_highlighted(page):
     page.chat_input[0].set_value("ランサムウェアに感染した端末の隔離手順").run()
     assert not page.exception
