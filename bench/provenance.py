@@ -119,7 +119,7 @@ def _inside_marker(text: str, i: int) -> bool:
 
 
 def corruptions(a: Answer, pool: list[str], fabricated: list[str], rng: random.Random):
-    """(kind, variant text, the corrupted sentence's body) for one answer."""
+    """(kind, variant text, (start, end) of the corrupted text in the variant) for one answer."""
     checked = [s for s in split_answer(a.answer) if s.checked]
     cited = [c for c in a.citations if c.cited] or a.citations
     marker = f"[{cited[0].n}]"
@@ -130,8 +130,8 @@ def corruptions(a: Answer, pool: list[str], fabricated: list[str], rng: random.R
     for s in numbered:
         changed = _changed_number(a.answer[s.start : s.end], rng)
         if changed:
-            body = split_answer(changed)[0].body if split_answer(changed) else ""
-            out.append(("number", a.answer[: s.start] + changed + a.answer[s.end :], body))
+            variant = a.answer[: s.start] + changed + a.answer[s.end :]
+            out.append(("number", variant, (s.start, s.start + len(changed))))
             break
     texts = " ".join(c.text for c in cited)
     others = [t for t in pool if t not in texts]
@@ -140,9 +140,18 @@ def corruptions(a: Answer, pool: list[str], fabricated: list[str], rng: random.R
             continue
         sentence = rng.choice(choices)
         at = rng.randint(1, len(lines))
-        variant = "\n".join([*lines[:at], f"- {sentence} {marker}", *lines[at:]])
-        out.append((kind, variant, " ".join(sentence.replace("`", "").split())))
+        inserted = f"- {sentence} {marker}"
+        start = sum(len(line) + 1 for line in lines[:at])
+        variant = "\n".join([*lines[:at], inserted, *lines[at:]])
+        out.append((kind, variant, (start, start + len(inserted))))
     return out
+
+
+def corrupted_indices(text: str, region: tuple[int, int]) -> list[int]:
+    """The indices (among the checked sentences) of the sentences inside the corrupted region;
+    an inserted step of two sentences is two."""
+    checked = [s for s in split_answer(text) if s.checked]
+    return [i for i, s in enumerate(checked) if s.start < region[1] and s.end > region[0]]
 
 
 def other_runbook_pool(settings: Settings) -> dict[str, list[str]]:
@@ -340,18 +349,21 @@ def main() -> None:
         orig_marked += sum(not s.supported for s in trial.sentences)
         docs = {c.file for c in a.citations}
         pool = [t for doc, ts in pool_by_doc.items() if doc not in docs for t in ts]
-        for kind, text, body in corruptions(a, pool, data["fabricated"], rng):
+        for kind, text, region in corruptions(a, pool, data["fabricated"], rng):
             variant = a.model_copy(deep=True)
             variant.answer = text
+            indices = corrupted_indices(text, region)
             t = time.perf_counter()
             prov.check_answer(variant, settings)
             corrupt_costs.append((time.perf_counter() - t) * 1000)
-            hit = [s for s in variant.sentences if s.text == body]
+            hit = [variant.sentences[i] for i in indices]
             corrupt_total[kind] += 1
-            corrupt_marked[kind] += bool(hit) and not hit[0].supported
-            if args.fit and hit:
-                lex, full = features(body, _passages(variant, hit[0]), embedder)
-                samples.append(Sample(kind, fold, 0, lex, full))
+            # caught when every sentence of the corrupted text is marked
+            corrupt_marked[kind] += bool(hit) and not any(h.supported for h in hit)
+            if args.fit:
+                for h in hit:
+                    lex, full = features(h.text, _passages(variant, h), embedder)
+                    samples.append(Sample(kind, fold, 0, lex, full))
         if args.fit:
             for s in split_answer(a.answer):
                 if s.checked:

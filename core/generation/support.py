@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from core.generation.sentences import split_answer
+from core.generation.sentences import LIST_PREFIX, split_answer
 from core.schemas.answer import Citation
 from core.text.script import dominant_script
 from core.text.tokenize import get_tokenizer
@@ -199,6 +199,9 @@ def passage_windows(text: str) -> list[Window]:
     # a unit that instructs the model (a prompt injection in a document) is data, never support:
     # a reply that repeats what it demands must not count as supported by it
     units = [(s.start, s.end, bool(INJECTION.search(s.body))) for s in split_answer(text)]
+    # numbers of the units' own text: the list prefix of the next step ("2. ") is not a number
+    # of the passage (a sentence whose "user01" became "user2" must not find it there)
+    bodies = [_numbers(LIST_PREFIX.sub("", text[a:b])) for a, b, _ in units]
     windows: list[Window] = []
     for i in range(len(units)):
         for j in range(i, min(len(units), i + MAX_WINDOW_UNITS)):
@@ -216,7 +219,7 @@ def passage_windows(text: str) -> list[Window]:
                     piece,
                     frozenset(_tokens(piece)),
                     frozenset(_bigrams(piece)),
-                    frozenset(_numbers(piece)),
+                    frozenset().union(*bodies[i : j + 1]),
                     dominant_script(piece),
                 )
             )
