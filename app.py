@@ -6,6 +6,7 @@ from core.masking import install_log_masking
 from core.serving import exposure_problem, is_loopback, read_auth_config
 from ui import auth
 from ui.navigation import PAGES
+from ui.resources import ensure_audit_shipper
 from ui.resources import settings as get_settings
 
 st.set_page_config(page_title="SOC ワークベンチ", page_icon="🛡️", layout="wide")
@@ -22,6 +23,7 @@ if settings.allow_anonymous and not is_loopback(address) and not auth_config.con
         "⚠️ サインインなしで公開されています（WB_ALLOW_ANONYMOUS）。"
         "同じネットワークの誰でも手順書と質問の記録を見られます。"
     )
+ensure_audit_shipper(settings)  # a daemon thread, started once per process when enabled
 principal = auth.signed_in(settings)  # the sign-in screen or a refusal stops here
 auth.sidebar(principal)
 # Pages outside the role are left out of the menu but stay routable, so that opening one by its

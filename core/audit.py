@@ -40,11 +40,12 @@ from core.audit_keys import (
     keys_dir_for,
     read_anchor,
     write_anchor,
+    write_private,
 )
 from core.errors import WorkbenchError
 from core.masking import mask_value
 from core.private import private_dir
-from core.schemas.answer import Answer
+from core.schemas.answer import Answer, LLMCall
 from core.schemas.provenance import AuditSentence
 from core.settings import Settings
 
@@ -116,6 +117,10 @@ class AuditRecord(BaseModel):
     client: str | None = None
     query_length: int | None = None  # set when ``query`` was truncated (QUERY_LOG_CHARS)
     query_sha256: str | None = None  # of the whole question, when truncated
+    # Every call through the LLM port behind this record (model, tokens, cost, latency,
+    # attempts, outcome); an interview turn's or a judgement's calls have records of their own
+    # (answer_mode "llm_call", page "interview" / "evaluation").
+    llm_calls: list[LLMCall] = Field(default_factory=list)
     # per checked sentence: chunk id, span in the chunk, support score (core.generation.provenance)
     sentences: list[AuditSentence] = Field(default_factory=list)
     rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
@@ -167,6 +172,7 @@ class AuditRecord(BaseModel):
             slow=answer.slow,
             warnings=answer.warnings,
             removed_refs=answer.removed_refs,
+            llm_calls=answer.llm_calls,
             sentences=[AuditSentence.of(s) for s in answer.sentences],
         )
 
@@ -254,14 +260,6 @@ def _day_state(path: Path) -> tuple[int, str | None]:
         return len(records), last
 
 
-def _write_private_file(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
 def _truncate_query(record: dict[str, Any]) -> None:
     """Keep the head of an over-long question, its length and hash, never the whole text."""
     query = record.get("query")
@@ -284,8 +282,6 @@ def append_record(
     ``keys``: the ring to sign with (default: the one beside the log folder, created on first
     use). Raises AuditWriteError (Japanese) when the record cannot be written.
     """
-    now = now or datetime.now().astimezone()
-    path = log_path(logs_dir, now.date())
     try:
         typed = entry if isinstance(entry, AuditRecord) else AuditRecord.model_validate(entry)
     except ValidationError as exc:
@@ -295,8 +291,6 @@ def append_record(
     if isinstance(entry, dict) and "schema_version" not in entry:
         typed.schema_version = AUDIT_SCHEMA_VERSION
     record = typed.log_fields()
-    if not record.get("timestamp"):
-        record["timestamp"] = now.isoformat(timespec="microseconds")
     _truncate_query(record)
     for name in MASKED_FIELDS:
         if name in record:
@@ -307,6 +301,12 @@ def append_record(
         anchor = anchor_path(keys_dir, logs_dir)
         private_dir(logs_dir)
         with _chain_lock(logs_dir, keys_dir):
+            # The day and the time are taken under the lock: records are in time order across
+            # processes, and no record of a day is appended after the next day has begun.
+            now = now or datetime.now().astimezone()
+            path = log_path(logs_dir, now.date())
+            if not record.get("timestamp"):
+                record["timestamp"] = now.isoformat(timespec="microseconds")
             lines, last = _day_state(path)
             if last is None:  # the day's first record links to the chain's tip
                 tip = read_anchor(anchor, keys) or {}
@@ -332,7 +332,7 @@ def append_record(
                 "key_id": keys.current,
                 "mac": keys.mac(_head_message(path.name, lines, record["hash"])),
             }
-            _write_private_file(_head_path(path), json.dumps(head))
+            write_private(_head_path(path), json.dumps(head))  # atomic: readers never see half
             write_anchor(anchor, keys, path.name, lines, record["hash"])
     except AuditKeyError as exc:
         log.warning("audit key unusable: %s", exc.user_message)
@@ -373,6 +373,52 @@ def record_answer(
         )
     except AuditWriteError as exc:
         answer.warnings.append(exc.user_message)
+
+
+LLM_CALL_MODE = "llm_call"
+
+
+def record_llm_calls(
+    settings: Settings,
+    page: str,
+    calls: list[LLMCall],
+    *,
+    session_id: str | None = None,
+    label: str = "",
+    principal: Principal = LOCAL,
+) -> str | None:
+    """One record of LLM calls made outside the two pipelines (an interview turn's stages, a
+    judgement; who caused them: ``principal``), so that the dashboard's usage and cost include them. Returns a Japanese warning
+    when the record could not be written (the caller goes on)."""
+    if not calls:
+        return None
+    prompt = sum(c.prompt_tokens for c in calls)
+    completion = sum(c.completion_tokens for c in calls)
+    record = AuditRecord(
+        schema_version=AUDIT_SCHEMA_VERSION,
+        user=principal.subject,
+        user_name=principal.name,
+        role=principal.role,
+        client=principal.client,
+        page=page,
+        session_id=session_id,
+        query=label,
+        answer_mode=LLM_CALL_MODE,
+        model=calls[-1].model or None,
+        processing_time_sec=round(sum(c.latency_ms for c in calls) / 1000, 4),
+        token_usage={
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+        cost_usd=round(sum(c.cost_usd for c in calls), 8),
+        llm_calls=calls,
+    )
+    try:
+        append_record(settings.logs_dir, record, keys=keyring_for(settings))
+    except (AuditKeyError, AuditWriteError) as exc:
+        return f"LLM の利用記録を監査ログに書き込めませんでした（{exc.user_message}）。"
+    return None
 
 
 def rotate_key(logs_dir: Path, keys: KeyRing | None = None) -> str:

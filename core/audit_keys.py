@@ -51,6 +51,9 @@ def _write_private(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+write_private = _write_private  # for other modules: offsets, manifests
+
+
 @dataclass(frozen=True, slots=True)
 class KeyRing:
     current: str
@@ -88,8 +91,9 @@ class KeyRing:
                     "鍵を保管場所から戻すか、WB_AUDIT_KEY で指定してください。"
                 )
             ring = cls("k1", {"k1": secrets.token_bytes(KEY_BYTES)}, path)
-            ring.save()
-            return ring
+            if ring._create():
+                return ring
+            # Another process created the ring first: use that one (never two first keys).
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             keys = {str(k): bytes.fromhex(v) for k, v in data["keys"].items()}
@@ -102,6 +106,21 @@ class KeyRing:
         if current not in keys or bad:
             raise AuditKeyError(f"監査ログの鍵（{path}）の内容が不正です（鍵 {bad or current}）。")
         return cls(current, keys, path)
+
+    def _create(self) -> bool:
+        """Write a new ring only if none exists (atomic, no overwrite); False when one did."""
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
+        data = {"current": self.current, "keys": {k: v.hex() for k, v in self.keys.items()}}
+        _write_private(tmp, json.dumps(data, indent=2))
+        try:
+            os.link(tmp, self.path)  # fails when the ring exists: concurrent first runs agree
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def save(self) -> None:
         if self.path is None:

@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.schemas.shipping import ShipDestination
 from core.timefmt import zone
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -112,6 +113,32 @@ class Settings(BaseSettings):
         ),
     )
 
+    # --- audit shipping to a SIEM (core.audit_ship; issue 14 item 2) -------------------
+    audit_ship_destinations: list[ShipDestination] = Field(
+        default_factory=list,
+        description=(
+            "SIEM destinations of the audit log (JSON list; core.schemas.shipping). Empty: "
+            "nothing is shipped."
+        ),
+    )
+    audit_ship_background: bool = Field(
+        default=False,
+        description="Ship from a background thread of the app (never in the answer path).",
+    )
+    audit_ship_interval_sec: float = Field(default=10.0, gt=0, le=3600)
+    audit_ship_retries: int = Field(default=4, ge=0, le=20, description="Retries per batch.")
+    audit_ship_backoff_sec: float = Field(default=0.5, ge=0, le=60)
+    audit_ship_backoff_max_sec: float = Field(default=30.0, ge=0, le=600)
+
+    # --- index integrity (core.index_integrity; issue 14 item 3) ------------------------
+    index_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "HMAC key (64 hex characters) signing the manifests of persisted index files; when "
+            "unset, a ring is kept in keys/index-keys.json under the state folder (0600)."
+        ),
+    )
+
     # --- serving (core.serving) --------------------------------------------------------
     server_address: str = Field(
         default="127.0.0.1",
@@ -176,6 +203,22 @@ class Settings(BaseSettings):
     chat_model: str = "gpt-4o-mini"
     llm_timeout_sec: float = 30.0
     llm_max_retries: int = 3
+    # --- LLM port: time budget, streaming, output limits (core.generation.llm) -------------
+    llm_answer_budget_sec: float = Field(
+        default=20.0,
+        gt=0,
+        description=(
+            "Whole-answer deadline of an LLM answer: every attempt, retry, backoff and "
+            "Retry-After wait lives inside it; when it passes the extractive answer is given."
+        ),
+    )
+    llm_first_token_sec: float = Field(
+        default=5.0, gt=0, description="Streaming: the first token must arrive within this."
+    )
+    llm_max_tokens: int = Field(default=1024, ge=16, description="max_tokens of each request.")
+    llm_max_answer_chars: int = Field(
+        default=8000, ge=200, description="A longer reply is cut there (with a warning)."
+    )
     # USD per 1M tokens (input, output)
     price_table: dict[str, tuple[float, float]] = Field(
         default_factory=lambda: {

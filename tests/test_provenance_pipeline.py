@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.generation.provenance import UNSUPPORTED_MARK
 from core.runbook_chat import ChatConfig, ask
-from tests.conftest import make_settings
+from tests.conftest import copy_samples, make_settings
 from tests.support.openai_server import OpenAIStub
 from tests.test_runbook_chat import todays_records
 
@@ -32,7 +32,8 @@ def _settings(tmp_path, stub, **extra):
 
 def _folder(tmp_path):
     folder = tmp_path / "runbooks"
-    folder.mkdir()
+    # beside two sample runbooks, so that the evidence grade has other passages to compare with
+    copy_samples(folder, ["vpn-login-failure.md", "phishing-report.md"])
     (folder / "suspicious-login.md").write_text(INJECTION_RUNBOOK, encoding="utf-8")
     return folder
 

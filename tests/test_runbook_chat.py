@@ -156,11 +156,12 @@ def test_llm_mode_retries_logs_usage_and_removes_invented_refs(sample_state):
         a = ask("ランサムウェア感染端末の隔離手順", [], cfg(), settings)
         requests = stub.chat_requests()
     assert a.answer_mode == "llm"
-    assert len(requests) == 2  # the 500 was retried by the client
+    assert len(requests) == 2  # the 500 was retried inside the budget
     prompt = requests[-1]["messages"][-1]["content"]
     assert (
-        "コンテキスト:" in prompt
-        and "[1]" in prompt
+        "コンテキスト" in prompt
+        and "<<<CONTEXT 1 " in prompt
+        and "<<<END CONTEXT 1>>>" in prompt
         and "ランサムウェア感染端末の隔離手順" in prompt
     )
     assert "[7]" not in a.answer and "[1]" in a.answer
@@ -182,7 +183,8 @@ def test_llm_failure_after_retries_falls_back_with_a_warning(sample_state):
         a = ask("VPN にログインできない", [], cfg(), settings)
         assert len(stub.chat_requests()) == 4
     assert a.answer_mode == "extractive"
-    assert any("LLM の呼び出しに失敗しました" in w for w in a.warnings)
+    assert any("HTTP 500" in w and "抽出型回答" in w for w in a.warnings)
+    assert a.llm_calls[0].outcome == "fallback" and a.llm_calls[0].attempts == 4
 
 
 def test_missing_folder_is_a_message_not_a_crash(sample_settings, tmp_path):

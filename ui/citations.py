@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 
 import streamlit as st
 
 from core.danger import describe
 from core.generation.citations import highlight_html
+from core.generation.safety import make_safe
 from core.schemas.answer import Answer, Citation
 from ui.provenance import render_sentence_checks
 
@@ -22,6 +24,31 @@ MODE_LABELS = {
 def safe_markdown(text: str) -> str:
     """Markdown with HTML escaped and images neutralized (document text is untrusted)."""
     return html.escape(text, quote=False).replace("![", "!\\[")
+
+
+def answer_markdown(text: str) -> str:
+    """An answer's Markdown: the core already made it safe (``core.generation.safety``); applied
+    again here (it is idempotent) with images shown as text, never loaded."""
+    return make_safe(text).text.replace("![", "!\\[")
+
+
+def stream_answer(stream: Iterable[str | Answer]) -> Answer:
+    """Show a pipeline's text deltas as they come (``st.write_stream``) and return its final
+    ``Answer``; the streamed text is cleared so that the caller renders the complete answer."""
+    final: list[Answer] = []
+
+    def deltas():
+        for item in stream:
+            if isinstance(item, Answer):
+                final.append(item)
+            else:
+                yield item
+
+    live = st.empty()
+    with live.container():
+        st.write_stream(deltas())
+    live.empty()
+    return final[-1]
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$])")
@@ -39,7 +66,7 @@ def render_answer(answer: Answer, key: str, on_open=None) -> None:
             st.caption(
                 "検知した操作: " + " ／ ".join(literal_markdown(describe(m)) for m in answer.danger)
             )
-    st.markdown(safe_markdown(answer.answer))
+    st.markdown(answer_markdown(answer.answer))
     meta = [MODE_LABELS.get(answer.answer_mode, answer.answer_mode)]
     if answer.model:
         meta.append(f"モデル {answer.model}")

@@ -25,6 +25,7 @@ from core.schemas.answer import Answer, Citation
 from core.settings import Settings
 from core.wiki.index import WikiBuildReport, build_wiki_index, served_titles, wiki_dir
 from core.wiki.qa import answer_body, reference_line
+from ui.citations import answer_markdown
 from ui.provenance import render_sentence_checks
 
 log = logging.getLogger(__name__)
@@ -197,8 +198,9 @@ def start_build(
 
 
 def safe_markdown(text: str) -> str:
-    """Markdown with HTML escaped and images neutralized (model and document text are untrusted)."""
-    return html.escape(text, quote=False).replace("![", "!\\[").replace("\n", "  \n")
+    """An answer's Markdown (made safe in the core, again here: HTML escaped, unsafe links and
+    images neutralized) with its line breaks kept."""
+    return answer_markdown(text).replace("\n", "  \n")
 
 
 def reference_html(ref: Citation, terms: list[str]) -> str:

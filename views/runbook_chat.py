@@ -5,11 +5,11 @@ import uuid
 import streamlit as st
 
 from core.errors import WorkbenchError
-from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask, open_section
+from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask_stream, open_section
 from core.runbooks import index_runbooks, runbook_corpus, runbook_folder
 from core.schemas.answer import Answer
 from ui.auth import require
-from ui.citations import render_answer
+from ui.citations import render_answer, stream_answer
 from ui.resources import settings as get_settings
 from ui.resources import shown_time
 
@@ -105,8 +105,10 @@ if question and folder is not None:
         session_id=state.chat_session_id,
         principal=principal,
     )
-    with st.chat_message("assistant"), st.spinner("手順書を検索しています…"):
-        answer: Answer = ask(question, history, config, settings)
+    with st.chat_message("assistant"):
+        # the model's words appear as they come; citations, flags and checks follow when complete
+        with st.spinner("手順書を検索しています…"):
+            answer: Answer = stream_answer(ask_stream(question, history, config, settings))
         render_answer(answer, key=f"m{len(state.chat_messages)}", on_open=open_cited)
     state.chat_messages.append({"question": question, "answer": answer})
     state.chat_messages = state.chat_messages[-MAX_HISTORY:]

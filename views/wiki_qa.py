@@ -6,9 +6,10 @@ import streamlit as st
 
 from core.errors import WorkbenchError
 from core.wiki.index import wiki_status
-from core.wiki.qa import WikiConfig, ask
+from core.wiki.qa import WikiConfig, ask_stream
 from core.wiki.search import DEFAULT_MODE
 from ui.auth import require
+from ui.citations import stream_answer
 from ui.resources import settings as get_settings
 from ui.resources import shown_time
 from ui.wiki import (
@@ -82,7 +83,8 @@ if asked:
         principal=principal,
     )
     with st.spinner("検索しています…"):
-        answer = ask(question, [], config, settings)
+        # the model's words appear as they come; references and checks follow when complete
+        answer = stream_answer(ask_stream(question, [], config, settings))
     if answer.error:
         st.error(answer.error)
     else:

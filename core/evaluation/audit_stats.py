@@ -20,7 +20,16 @@ from core.audit_verify import FileCheck, verify_file
 from core.evaluation.logs import FLAG_FIELDS
 from core.evaluation.scores import CRITERION_LABELS
 
-PAGE_LABELS = {"runbook_chat": "手順書チャット", "wiki_qa": "Wikipedia QA", "unknown": "不明"}
+PAGE_LABELS = {
+    "runbook_chat": "手順書チャット",
+    "wiki_qa": "Wikipedia QA",
+    "interview": "インタビュー（LLM 呼び出し）",
+    "evaluation": "評価（LLM 判定）",
+    "unknown": "不明",
+}
+# Records of LLM calls made outside the two pipelines (interview turns, judgements;
+# ``core.audit.record_llm_calls``): counted in tokens and cost, not as questions.
+LLM_CALL_MODE = "llm_call"
 # ``no_hit``: what older Wikipedia QA records wrote for the fixed "not found" reply, which the
 # pipeline now records as ``template``.
 MODE_LABELS = {
@@ -28,6 +37,7 @@ MODE_LABELS = {
     "extractive": "抽出型",
     "template": "定型応答",
     "no_hit": "定型応答",
+    LLM_CALL_MODE: "LLM 呼び出し（インタビュー・判定）",
     "unknown": "不明",
 }
 FLAG_LABELS = {
@@ -220,18 +230,26 @@ class Overview:
     slow: int
 
 
+def questions_only(frame: pd.DataFrame) -> pd.DataFrame:
+    """The records of answered questions (without the interview's and the judge's LLM calls)."""
+    return frame[frame["answer_mode"] != LLM_CALL_MODE] if len(frame) else frame
+
+
 def overview(frame: pd.DataFrame) -> Overview:
-    n = len(frame)
-    latency = frame["latency_sec"].dropna()
+    """Questions, latency and flag rates over the questions; tokens and cost over every record
+    (the interview's and the judge's LLM calls included)."""
+    asked = questions_only(frame)
+    n = len(asked)
+    latency = asked["latency_sec"].dropna()
     return Overview(
         questions=n,
-        sessions=int(frame["session_id"].nunique()) if n else 0,
+        sessions=int(asked["session_id"].nunique()) if n else 0,
         latency_p50=float(latency.quantile(0.5)) if len(latency) else None,
         latency_p95=float(latency.quantile(0.95)) if len(latency) else None,
-        rates={f: float(frame[f].mean()) if n else 0.0 for f in FLAG_FIELDS},
-        tokens=int(frame["total_tokens"].sum()) if n else 0,
-        cost_usd=float(frame["cost_usd"].sum()) if n else 0.0,
-        slow=int(frame["slow"].sum()) if n else 0,
+        rates={f: float(asked[f].mean()) if n else 0.0 for f in FLAG_FIELDS},
+        tokens=int(frame["total_tokens"].sum()) if len(frame) else 0,
+        cost_usd=float(frame["cost_usd"].sum()) if len(frame) else 0.0,
+        slow=int(asked["slow"].sum()) if n else 0,
     )
 
 
@@ -252,20 +270,25 @@ def daily(frame: pd.DataFrame) -> pd.DataFrame:
     ]
     if frame.empty:
         return pd.DataFrame(columns=columns)
-    g = frame.groupby("date", sort=True)
+    g = questions_only(frame).groupby("date", sort=True)
+    every = frame.groupby("date", sort=True)
     out = pd.DataFrame(
         {
             "questions": g.size(),
             "latency_p50": g["latency_sec"].quantile(0.5),
             "latency_p95": g["latency_sec"].quantile(0.95),
             **{f"{f}_rate": g[f].mean() for f in FLAG_FIELDS},
-            "total_tokens": g["total_tokens"].sum(),
-            "cost_usd": g["cost_usd"].sum(),
+            "total_tokens": every["total_tokens"].sum(),
+            "cost_usd": every["cost_usd"].sum(),
             "sentences_checked": g["sentences_checked"].sum(),
             "sentences_supported": g["sentences_supported"].sum(),
         }
-    ).reset_index()
+    )
+    out["questions"] = out["questions"].fillna(0).astype("int64")
+    out = out.rename_axis("date").reset_index()
     # the share of checked sentences a span of their cited passages supports (None: none checked)
+    for name in ("sentences_checked", "sentences_supported"):
+        out[name] = out[name].fillna(0).astype("int64")
     checked = out["sentences_checked"].where(out["sentences_checked"] > 0)
     out["supported_sentence_share"] = (out["sentences_supported"] / checked).round(4)
     rates = [f"{f}_rate" for f in FLAG_FIELDS]

@@ -17,10 +17,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.audit import record_llm_calls
 from core.errors import LLMError, WorkbenchError
 from core.evaluation.dataset import CATEGORY_LABELS
 from core.evaluation.scores import CRITERIA, JudgeScores, average_of
-from core.generation.llm import LLMReply, complete
+from core.generation.llm import LLMPort, llm_port
 from core.schemas.answer import Citation
 from core.settings import Settings
 
@@ -81,6 +82,7 @@ RETRY_NOTE = (
     "上記の【出力形式】のとおり、6つの観点の点数（0〜100の数値）と reasoning を含む"
     " JSON オブジェクトだけを出力してください。"
 )
+JUDGE_STAGE = "evaluation.judge"
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
@@ -148,44 +150,50 @@ def parse_verdict(text: str) -> _Verdict:
 
 
 def llm_judge(
-    settings: Settings, query: str, answer: str, citations: Sequence[Citation], category: str
+    settings: Settings,
+    query: str,
+    answer: str,
+    citations: Sequence[Citation],
+    category: str,
+    *,
+    port: LLMPort | None = None,
 ) -> JudgeScores:
-    """Judge one answer with the chat model; one retry on an invalid reply. Raises JudgeError."""
+    """Judge one answer with the chat model (the settings' LLM port unless ``port`` is given);
+    one repair on an invalid reply. The call is recorded in the audit log (page "evaluation").
+    Raises JudgeError."""
     prompt = create_judge_prompt(query, answer, citations, category)
-    replies: list[LLMReply] = []
-    warnings: list[str] = []
-    error = ""
-    for attempt in range(2):
-        user = prompt if attempt == 0 else prompt + RETRY_NOTE.format(error=error)
-        try:
-            reply = complete(settings, JUDGE_SYSTEM, user)
-        except LLMError as exc:
-            raise JudgeError(f"LLM 判定を実行できませんでした。{exc.user_message}") from exc
-        replies.append(reply)
-        try:
-            verdict = parse_verdict(reply.text)
-        except ValueError as exc:
-            error = str(exc)
-            if attempt == 0:
-                warnings.append(f"LLM 判定の出力が不正だったため再試行しました（{error}）。")
-            continue
-        values = {c: round(float(getattr(verdict, c)), 1) for c in CRITERIA}
-        usage = {
-            "prompt_tokens": sum(r.prompt_tokens for r in replies),
-            "completion_tokens": sum(r.completion_tokens for r in replies),
-        }
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        return JudgeScores(
-            **values,
-            average=average_of(values),
-            reasoning=verdict.reasoning.strip(),
-            judge="llm",
-            model=reply.model,
-            token_usage=usage,
-            cost_usd=round(sum(r.cost_usd for r in replies), 6),
-            warnings=warnings,
+    port = port or llm_port(settings)
+    try:
+        got = port.complete_json(
+            JUDGE_SYSTEM,
+            prompt,
+            _Verdict,
+            stage=JUDGE_STAGE,
+            parse=parse_verdict,
+            repair_note=RETRY_NOTE.replace("{error}", "{problem}").lstrip(),
         )
-    raise JudgeError(
-        f"LLM 判定の出力が再試行後も JSON として不正でした（{error}）。",
-        detail=replies[-1].text[:200] if replies else None,
+    except LLMError as exc:
+        call = getattr(exc, "call", None)
+        record_llm_calls(settings, "evaluation", [call] if call else [], label=JUDGE_STAGE)
+        if call is not None and call.reason.startswith("invalid JSON"):
+            raise JudgeError(
+                f"LLM 判定の出力が再試行後も JSON として不正でした（{exc.detail}）。",
+                detail=exc.detail,
+            ) from exc
+        raise JudgeError(f"LLM 判定を実行できませんでした。{exc.user_message}") from exc
+    reply, verdict = got.reply, got.value
+    record_llm_calls(settings, "evaluation", [reply.call] if reply.call else [], label=JUDGE_STAGE)
+    warnings = (
+        [f"LLM 判定の出力が不正だったため再試行しました（{got.problem}）。"] if got.repaired else []
+    )
+    values = {c: round(float(getattr(verdict, c)), 1) for c in CRITERIA}
+    return JudgeScores(
+        **values,
+        average=average_of(values),
+        reasoning=verdict.reasoning.strip(),
+        judge="llm",
+        model=reply.model,
+        token_usage=reply.token_usage,
+        cost_usd=round(reply.cost_usd, 6),
+        warnings=warnings,
     )

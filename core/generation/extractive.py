@@ -361,10 +361,29 @@ def extractive_answer(
         )
     ][:2]
 
+    # A second kind the question asks for (「連絡先と初動」: the steps answered it, the contact
+    # procedure is the other half) is given as its own section, its list whole and in order,
+    # not as two loose items of 補足.
+    second: list[Unit] = []
+    top = extras[0] if extras else None
+    if top is not None and kinds[top.evidence] in missing and top.kind in ("step", "bullet"):
+        second = [u for u in units if u.evidence == top.evidence and u.list_id == top.list_id]
+        second = second[: MAX_STEPS + 1]
+        extras = [u for u in extras if u.evidence != top.evidence]
+
     ev = evidence[best.evidence]
     lines = [f"「{ev.heading}」より [{ev.label}]:" if ev.heading else f"[{ev.label}]:"]
     for u in chosen:
         lines += _render(u, ev.label)
+    if second:
+        other = evidence[second[0].evidence]
+        lines.append("")
+        lines.append(
+            f"「{other.heading}」より [{other.label}]:" if other.heading else f"[{other.label}]:"
+        )
+        for u in second:
+            lines += _render(u, other.label)
+        extras = extras[:1]
     if extras:
         lines.append("")
         lines.append("補足:")
@@ -377,11 +396,13 @@ def extractive_answer(
                 )
             lines += rendered
     used = [ev.label] + [
-        evidence[u.evidence].label for u in extras if evidence[u.evidence].label != ev.label
+        evidence[u.evidence].label
+        for u in second + extras
+        if evidence[u.evidence].label != ev.label
     ]
     return ExtractiveAnswer(
         text="\n".join(lines),
         used_labels=list(dict.fromkeys(used)),
-        units=chosen + extras,
+        units=chosen + second + extras,
         intent=intent,
     )

@@ -1,60 +1,44 @@
-"""Chat-model factory and one call with usage and cost.
+"""The LLM port of the settings: ``llm_port(settings)`` builds it once per configuration.
 
-With ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL`` set, answers come from ``langchain_openai.ChatOpenAI``
-(gpt-4o-mini by default, or any OpenAI-compatible server such as vLLM, Ollama or llama.cpp
-serving Qwen2.5). The client retries with exponential backoff (``settings.llm_max_retries``);
-after the last retry an ``LLMError`` carries a Japanese message.
+The contract (``LLMPort``, ``Budget``, ``LLMReply``, ``LLMCallError``) is in
+``core.generation.port``; the implementation over ``langchain_openai.ChatOpenAI`` in
+``core.generation.openai_port``. They are re-exported here, the one import for callers.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from dataclasses import dataclass
+import threading
+from typing import Any
 
-from core.errors import LLMError
+from core.generation.openai_port import OpenAIPort
+from core.generation.port import (
+    Budget,
+    JsonReply,
+    LLMCallError,
+    LLMPort,
+    LLMReply,
+    cost_usd,
+    parse_json,
+)
 from core.settings import Settings
 
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class LLMReply:
-    text: str
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    cost_usd: float
-    seconds: float
-
-    @property
-    def token_usage(self) -> dict[str, int]:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.prompt_tokens + self.completion_tokens,
-        }
-
-
-def cost_usd(settings: Settings, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-    """USD from the price table (per 1M tokens); unknown models (local servers) cost 0."""
-    price = settings.price_table.get(model)
-    if price is None:
-        # "gpt-4o-mini-2024-07-18" is priced as "gpt-4o-mini"
-        price = next(
-            (
-                p
-                for name, p in sorted(settings.price_table.items(), key=lambda kv: -len(kv[0]))
-                if model.startswith(name)
-            ),
-            None,
-        )
-    if price is None:
-        return 0.0
-    return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
+__all__ = [
+    "Budget",
+    "JsonReply",
+    "LLMCallError",
+    "LLMPort",
+    "LLMReply",
+    "OpenAIPort",
+    "chat_model",
+    "complete",
+    "cost_usd",
+    "llm_port",
+    "parse_json",
+]
 
 
 def chat_model(settings: Settings, temperature: float = 0.0):  # -> ChatOpenAI
+    """A plain ``ChatOpenAI`` of the settings (for LCEL examples; the workbench uses the port)."""
     from langchain_openai import ChatOpenAI
 
     return ChatOpenAI(
@@ -67,31 +51,34 @@ def chat_model(settings: Settings, temperature: float = 0.0):  # -> ChatOpenAI
     )
 
 
-def complete(settings: Settings, system: str, user: str, temperature: float = 0.0) -> LLMReply:
-    """One chat completion; raises ``LLMError`` once the client's retries are exhausted."""
-    from langchain_core.messages import HumanMessage, SystemMessage
+_PORTS: dict[tuple[Any, ...], LLMPort] = {}
+_PORTS_LOCK = threading.Lock()
 
-    model = chat_model(settings, temperature)
-    started = time.perf_counter()
-    try:
-        message = model.invoke([SystemMessage(content=system), HumanMessage(content=user)])
-    except Exception as exc:
-        log.warning("LLM call failed after retries: %s: %s", type(exc).__name__, exc)
-        raise LLMError(
-            f"LLM の呼び出しに失敗しました（{settings.llm_max_retries}回再試行しました）。"
-            "時間をおいて再度お試しください。",
-            detail=f"{type(exc).__name__}: {exc}",
-        ) from exc
-    usage = getattr(message, "usage_metadata", None) or {}
-    prompt_tokens = int(usage.get("input_tokens", 0))
-    completion_tokens = int(usage.get("output_tokens", 0))
-    name = (message.response_metadata or {}).get("model_name") or settings.chat_model
-    text = message.content if isinstance(message.content, str) else str(message.content)
-    return LLMReply(
-        text=text.strip(),
-        model=name,
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        cost_usd=cost_usd(settings, settings.chat_model, prompt_tokens, completion_tokens),
-        seconds=time.perf_counter() - started,
+
+def llm_port(settings: Settings) -> LLMPort:
+    """The settings' port, built once per configuration (server, model, limits, prices)."""
+    key = (
+        settings.openai_base_url,
+        settings.openai_api_key,
+        settings.chat_model,
+        settings.llm_timeout_sec,
+        settings.llm_max_retries,
+        settings.llm_max_tokens,
+        settings.llm_max_answer_chars,
+        settings.llm_answer_budget_sec,
+        repr(sorted(settings.price_table.items())),
     )
+    with _PORTS_LOCK:
+        port = _PORTS.get(key)
+        if port is None:
+            if len(_PORTS) >= 16:
+                _PORTS.pop(next(iter(_PORTS)))
+            port = _PORTS[key] = OpenAIPort(settings)
+            port.warm()  # import and build the client now, not inside an answer's budget
+        return port
+
+
+def complete(settings: Settings, system: str, user: str, temperature: float = 0.0) -> LLMReply:
+    """One completion through the settings' port (kept for scripts; raises ``LLMError``)."""
+    del temperature  # the port's model runs at temperature 0
+    return llm_port(settings).complete(system, user, stage="script")

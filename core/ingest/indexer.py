@@ -299,7 +299,10 @@ def _vector_units(chunk: Chunk, window: int) -> list[tuple[str, str]]:
 
 
 def _params_changed(corpus: Corpus) -> bool:
-    return corpus.store.get_meta("chunk_params") not in (None, _chunk_params(corpus))
+    """Everything must be re-chunked and re-embedded: other parameters, or a refused vector file."""
+    if corpus.store.get_meta("chunk_params") not in (None, _chunk_params(corpus)):
+        return True
+    return corpus.vectors_refused()
 
 
 def _apply(

@@ -1,8 +1,9 @@
 """``python -m core interview …``: simulate scripted users, chat, list sessions, replay the WAL,
 compute KPIs.
 
-  interview simulate --domain D [--scenario FILE] [--json] [--corpus runbooks|wiki]
+  interview simulate --domain D [--scenario FILE] [--json] [--corpus runbooks|wiki] [--llm]
   interview chat --domain D --topic T [--user U]       (answers from stdin, 「終了」 to stop)
+  interview resume SESSION_ID                          (continue a session, answers from stdin)
   interview sessions [--user U] [--json]
   interview show SESSION_ID [--json]                   (the document, or the pending question)
   interview replay [--date YYYY-MM-DD | --file PATH] [--json]
@@ -49,14 +50,26 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not scenarios:
         raise InputError(f"ドメイン {args.domain} のシナリオが見つかりません。")
     kwargs: dict[str, Any] = {"llm": None}
+    llm = None
+    if args.llm:
+        from core.interview.llm import InterviewLLM
+
+        settings = get_settings()
+        if not settings.llm_enabled:
+            raise InputError(
+                "LLM が設定されていません。OPENAI_API_KEY か OPENAI_BASE_URL を設定してください。"
+            )
+        llm = kwargs["llm"] = InterviewLLM(settings)
     if args.corpus:
         kwargs["evidence"] = _evidence(get_settings(), args.corpus)
     results = [run_scenario(s, interviewer_kwargs=kwargs) for s in scenarios]
     summary = aggregate(r.kpis for r in results)
+    usage = _llm_usage(llm) if llm is not None else None
     if args.json:
         _print_json(
             {
                 "domain": args.domain,
+                "llm": usage,
                 "results": [
                     {
                         **r.model_dump(
@@ -99,12 +112,29 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(
             f"-- {d.domain}: {d.sessions} 件, 平均ターン {d.turn_count}, 充足率 {d.slot_coverage:.2f}"
         )
+    if usage is not None:
+        print(
+            f"-- LLM: モデル {usage['model']}、呼び出し {usage['calls']} 回"
+            f"（成功 {usage['ok']}・フォールバック {usage['fallback']}）"
+        )
     t = quality_totals(results)
     print(
         f"-- 文書の品質: 裏づけ率 {t['supported_share']:.3f}（{t['values']} 値）/ 断片 "
         f"{t['fragments']} / 列の重複 {t['duplicates']} / 別の質問の回答から {t['cross_slot']}"
     )
     return 0
+
+
+def _llm_usage(llm: Any) -> dict[str, Any]:
+    """The LLM calls of a simulation, by outcome (from the interviewer's counters)."""
+    stats = llm.stats
+    return {
+        "model": llm.port.model,
+        "calls": sum(v for k, v in stats.items() if k.endswith(".calls")),
+        "ok": sum(v for k, v in stats.items() if k.endswith(".ok")),
+        "fallback": sum(v for k, v in stats.items() if k.endswith(".fallback")),
+        "stages": sorted({k.split(".")[0] for k in stats}),
+    }
 
 
 def quality_totals(results: list[Any]) -> dict[str, Any]:
@@ -132,6 +162,23 @@ def cmd_chat(args: argparse.Namespace) -> int:
     iv = _interviewer(args)
     result = iv.start(args.domain, args.topic, user_id=args.user)
     print(f"セッション: {result.session.session_id}")
+    return _converse(iv, result)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Continue a stored session from the shell: its pending question, then stdin answers."""
+    iv = _interviewer(args)
+    result = iv.resume(args.session_id)
+    for w in result.warnings:
+        print(f"※ {w}", file=sys.stderr)
+    print(f"セッション: {result.session.session_id}（ターン {result.session.turn} から再開）")
+    if result.done:
+        print("このセッションは終了しています。")
+    return _converse(iv, result)
+
+
+def _converse(iv: Any, result: Any) -> int:
+    """Ask, read an answer from stdin, repeat until the interview stops or input ends."""
     while not result.done:
         print(f"\n質問: {result.question}")
         if result.decision:
@@ -139,7 +186,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
         try:
             line = input("> ")
         except EOFError:
-            print("\n入力が終わったため中断します（続きは再開できます）。")
+            print(
+                "\n入力が終わったため中断します（続きは "
+                f"python -m core interview resume {result.session.session_id} で再開できます）。"
+            )
             return 0
         result = iv.answer(result.session.session_id, line)
         for c in result.contradictions:
@@ -261,6 +311,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--corpus", choices=["runbooks", "wiki"], default=None, help="検索に使うコーパス"
     )
     s.add_argument("--document", action="store_true", help="生成文書も出力する")
+    s.add_argument(
+        "--llm", action="store_true", help="設定された LLM（OPENAI_BASE_URL など）で聞き取る"
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_simulate)
 
@@ -270,6 +323,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--user", default="cli")
     c.add_argument("--corpus", choices=["runbooks", "wiki"], default=None)
     c.set_defaults(func=cmd_chat)
+
+    rs = isub.add_parser("resume", help="保存されたセッションを端末で再開する（標準入力で回答）")
+    rs.add_argument("session_id")
+    rs.set_defaults(func=cmd_resume)
 
     ls = isub.add_parser("sessions", help="保存されたセッションの一覧")
     ls.add_argument("--user", default=None)

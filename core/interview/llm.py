@@ -1,11 +1,13 @@
 """The LLM path (design 3.3, 10.5, 10.6): JSON-strict prompts for extraction (Stage02), slot
 proposal (Stage04), question generation (Stage06), QCheck (Stage07) and the journalist
-refinement, through ``langchain_openai.ChatOpenAI`` (any OpenAI-compatible server).
+refinement, through the workbench's one LLM port (``core.generation.llm``).
 
 Every reply must be bare JSON (a code fence is invalid) and is validated against the design's
-schemas (appendix A) with Pydantic. An invalid reply or a failed call is retried once with the
-validation error; then the caller falls back: rule-based extraction, the domain's default
-question, the rule-based QCheck scores, the unrefined question, no extra slots.
+schemas (appendix A) with Pydantic (``LLMPort.complete_json``: an invalid reply is sent back once
+with the validation error; transport failures are retried inside the time budget). Then the
+caller falls back: rule-based extraction, the domain's default question, the rule-based QCheck
+scores, the unrefined question, no extra slots. The calls of one turn share one budget
+(``WB_LLM_ANSWER_BUDGET_SEC``) and are recorded (``take_calls``) for the audit log.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from core.errors import LLMError
+from core.generation.llm import Budget, LLMPort, llm_port
 from core.interview.answers import classify_answer, detect_language, is_correction
 from core.interview.domains import DomainSpec, SlotSpec
 from core.interview.extraction import Extraction, SlotCandidate
@@ -28,6 +32,7 @@ from core.interview.parsing import COMPARABLE_KINDS, completeness, extract_field
 from core.interview.qgen import Draft
 from core.interview.slots import CONF_INCIDENTAL
 from core.interview.state import ActionScore, SessionState
+from core.schemas.answer import LLMCall
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -162,65 +167,53 @@ def _slot_candidate(
 
 
 class InterviewLLM:
-    """JSON-strict calls with one retry; ``None`` tells the caller to fall back."""
+    """JSON-strict calls through the LLM port; ``None`` tells the caller to fall back."""
 
-    attempts = 2
-
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, port: LLMPort | None = None) -> None:
         self.settings = settings
-        self._chat: Any = None
+        self.port = port or llm_port(settings)
         self.stats: Counter[str] = Counter()
+        self.calls: list[LLMCall] = []  # since the last ``take_calls``
+        self._budget: Budget | None = None
 
-    def chat(self) -> Any:
-        if self._chat is None:
-            from langchain_openai import ChatOpenAI
-
-            self._chat = ChatOpenAI(
-                model=self.settings.chat_model,
-                api_key=self.settings.openai_api_key or "not-needed",
-                base_url=self.settings.openai_base_url,
-                timeout=self.settings.llm_timeout_sec,
-                max_retries=self.settings.llm_max_retries,
-                temperature=0,
-            )
-        return self._chat
+    def take_calls(self) -> list[LLMCall]:
+        """The calls made since the last time (one turn's), and a fresh budget for the next."""
+        calls, self.calls, self._budget = self.calls, [], None
+        return calls
 
     def call_json(
         self, stage: str, system: str, payload: dict[str, Any], adapter: TypeAdapter[Any]
     ) -> Any:
-        messages: list[tuple[str, str]] = [
-            ("system", f"[{stage}] {system}\n{RULES}"),
-            ("human", json.dumps(payload, ensure_ascii=False)),
-        ]
-        for attempt in range(self.attempts):
-            t0 = time.perf_counter()
-            text = ""
-            try:
-                reply = self.chat().invoke(messages)
-                self.stats[f"{stage}.calls"] += 1
-                text = (
-                    reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
-                )
-                value = adapter.validate_python(parse_strict(text))
-                self.stats[f"{stage}.ok"] += 1
-                return value
-            except (ValidationError, ValueError) as exc:
-                self.stats[f"{stage}.invalid"] += 1
-                problem = str(exc).splitlines()[0][:200]
-                messages += [
-                    ("ai", text),
-                    (
-                        "human",
-                        f"直前の出力は無効です（{problem}）。スキーマどおりの JSON だけを返してください。",
-                    ),
-                ]
-            except Exception as exc:  # transport errors after the client's own retries
-                self.stats[f"{stage}.error"] += 1
-                log.warning("LLM %s failed (attempt %d): %s", stage, attempt + 1, exc)
-            finally:
-                self.stats[f"{stage}.ms"] += int((time.perf_counter() - t0) * 1000)
-        self.stats[f"{stage}.fallback"] += 1
-        return None
+        if self._budget is None:
+            self._budget = Budget(self.settings.llm_answer_budget_sec)
+        t0 = time.perf_counter()
+        name = f"interview.{stage}"
+        try:
+            got = self.port.complete_json(
+                f"[{stage}] {system}\n{RULES}",
+                json.dumps(payload, ensure_ascii=False),
+                adapter,
+                stage=name,
+                budget=self._budget,
+                parse=parse_strict,
+            )
+        except LLMError as exc:
+            call = getattr(exc, "call", None) or LLMCall(stage=name, failure="error")
+            invalid = call.reason.startswith("invalid JSON")
+            self.stats[f"{stage}.calls"] += call.attempts or 1
+            self.stats[f"{stage}.invalid" if invalid else f"{stage}.error"] += 1 + invalid
+            self.stats[f"{stage}.fallback"] += 1
+            log.warning("LLM %s fell back: %s", stage, exc.detail or exc)
+            self.calls.append(call.model_copy(update={"outcome": "fallback"}))
+            return None
+        finally:
+            self.stats[f"{stage}.ms"] += int((time.perf_counter() - t0) * 1000)
+        self.stats[f"{stage}.calls"] += 1 + got.repaired
+        self.stats[f"{stage}.invalid"] += int(got.repaired)
+        self.stats[f"{stage}.ok"] += 1
+        if got.reply.call is not None:
+            self.calls.append(got.reply.call)
+        return got.value
 
     def call_json_list(
         self, stage: str, system: str, payload: dict[str, Any], item: type[ItemT], key: str

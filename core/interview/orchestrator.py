@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.access import LOCAL, Principal
+from core.audit import record_llm_calls
 from core.errors import InputError
 from core.interview.adaptation import adapted_values
 from core.interview.answers import AnswerKind, classify_answer, detect_language
@@ -140,6 +141,10 @@ class Interviewer:
                 from core.interview.llm import InterviewLLM
 
                 llm = InterviewLLM(settings)
+        elif llm is not None and not hasattr(llm, "call_json"):  # an LLM port (tests' fakes)
+            from core.interview.llm import InterviewLLM
+
+            llm = InterviewLLM(settings, port=llm)
         self.llm = llm
         self.loop = TurnLoop(self.policy, self.params, evidence, llm)
 
@@ -352,6 +357,18 @@ class Interviewer:
         flushed = flush_outbox(self.store, self.graph)
         if flushed.warning:
             ctx.warnings.append(flushed.warning)
+        if self.llm is not None and hasattr(self.llm, "take_calls"):
+            # every stage's LLM calls of this turn: one record in the audit log (usage, cost)
+            problem = record_llm_calls(
+                self.settings,
+                "interview",
+                self.llm.take_calls(),
+                session_id=state.session_id,
+                label=f"interview turn {state.turn}",
+                principal=ctx.actor,
+            )
+            if problem:
+                ctx.warnings.append(problem)
         return TurnResult(
             session=state,
             question=state.last_question,

@@ -60,6 +60,37 @@ class DangerMatch(BaseModel):
     object: str = ""  # empty when the verb needs none (削除してください, wipe) or for commands
 
 
+LLMOutcome = Literal["ok", "timeout", "error", "fallback"]
+
+
+class LLMCall(BaseModel):
+    """One call through the LLM port (``core.generation.llm``), as the audit log keeps it.
+
+    ``outcome``: ``ok``; ``timeout`` (the time budget passed) or ``error`` (the server failed,
+    an empty or truncated reply, invalid JSON after the repair) as the port saw it; ``fallback``
+    once the caller answered without the model (``failure`` then keeps timeout / error).
+    """
+
+    stage: str  # the page or stage that made the call: runbook_chat, interview.stage02_extract …
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    first_token_ms: float | None = None  # streams: when the first text arrived
+    attempts: int = 0  # HTTP requests made (1 + retries)
+    retries: int = 0
+    outcome: LLMOutcome = "ok"
+    failure: str = ""  # "timeout" | "error" | "" (kept when the outcome becomes fallback)
+    reason: str = ""  # the failure in English (status, exception), for operators
+    streamed: bool = False
+    cut: bool = False  # the reply was longer than the limit and was cut
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
 class Flags(BaseModel):
     insufficient_evidence: bool = False
     dangerous_operation: bool = False
@@ -91,6 +122,7 @@ class Answer(BaseModel):
     retrieval: dict[str, Any] = Field(default_factory=dict)
     timings_ms: dict[str, float] = Field(default_factory=dict)
     page: str = ""  # the pipeline that answered: "runbook_chat" | "wiki_qa"
+    llm_calls: list[LLMCall] = Field(default_factory=list)  # every call through the LLM port
     # Set when the question could not be handled (bad input, no index …): the Japanese message,
     # also the answer text. Pipelines never raise for these; callers may exit non-zero on it.
     error: str | None = None

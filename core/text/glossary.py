@@ -374,3 +374,37 @@ def cross_language_terms(text: str) -> list[str]:
     if script == "none":
         return []
     return translations(text, "en" if script == "ja" else "ja")
+
+
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-./][A-Za-z0-9]+)*")
+
+
+def untranslated_names(text: str) -> list[str]:
+    """Names a question carries into any language unchanged: product, tool and standard names,
+    identifiers ("CrowdStrike", "SPL", "SEV-1", "JPCERT/CC"). In a Japanese question every Latin
+    word of two letters or more is one; in an English question, a word with a digit or a capital
+    after its first letter, or a capitalised word that neither starts the sentence nor belongs to
+    the glossary."""
+    from core.text.script import dominant_script
+
+    japanese = dominant_script(text) == "ja"
+    names = []
+    for match in _LATIN_NAME.finditer(text):
+        word = match.group(0)
+        if len(word) < 2:
+            continue
+        before = text[: match.start()].rstrip()
+        sentence_start = not before or before[-1] in ".!?:"
+        if (
+            japanese
+            or any(ch.isdigit() for ch in word)
+            or any(ch.isupper() for ch in word[1:])
+            or (word[0].isupper() and not sentence_start and word.lower() not in _glossary_words())
+        ):
+            names.append(word)
+    return list(dict.fromkeys(names))
+
+
+@lru_cache(maxsize=1)
+def _glossary_words() -> frozenset[str]:
+    return frozenset(w for e in entries() for term in e.english for w in term.split())

@@ -75,3 +75,46 @@ def test_chat_in_chromium(browser, chat_app):
     assert page.evaluate("window.__xss") is None
     assert dialogs == []
     page.close()
+
+
+LLM_REPLY = (
+    "1. FortiGate のログで認証失敗を確認します [1]。\n2. 確認結果を記録します [1]。"
+    "[詳細](javascript:window.__xss=9) <script>window.__xss=8</script>"
+    ' <img src=x onerror="window.__xss=7">'
+)
+
+
+def test_llm_answer_streams_in_chromium(browser, tmp_path):
+    """The model's words appear while it is still writing (8 tokens/s from the local server);
+    citations follow when it is done; its unsafe markup runs nothing."""
+    from tests.support.openai_server import OpenAIStub
+
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "vpn.md").write_text(RUNBOOK_A, encoding="utf-8")
+    with OpenAIStub(default_content=LLM_REPLY) as stub:
+        stub.default.tokens_per_sec = 8
+        env = {
+            "WB_RUNBOOKS_DIR": str(books),
+            "WB_ALLOWED_ROOTS": json.dumps([str(tmp_path)]),
+            "OPENAI_BASE_URL": stub.base_url,
+        }
+        with running_app(tmp_path / "state", env) as url:
+            page = browser.new_page()
+            dialogs: list[str] = []
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(url + "/runbook_chat", wait_until="domcontentloaded", timeout=90_000)
+            page.get_by_text("機密情報の入力は禁止されています").wait_for(timeout=60_000)
+            ask(page, "FortiGate のログで認証失敗を確認する手順")
+            page.get_by_text("認証失敗を確認します", exact=False).first.wait_for(timeout=120_000)
+            # the first words are on screen while the reply is still streaming
+            assert page.get_by_text("確認結果を記録します", exact=False).count() == 0
+            assert page.get_by_text("引用元:", exact=False).count() == 0
+            page.get_by_text("確認結果を記録します", exact=False).first.wait_for(timeout=60_000)
+            page.get_by_text("引用元: vpn.md", exact=False).first.wait_for(timeout=60_000)
+            assert page.get_by_text("LLM 回答", exact=False).count() >= 1
+            assert page.get_by_text("安全でないリンク", exact=False).count() >= 1
+            assert page.locator("a[href^='javascript' i]").count() == 0
+            assert page.evaluate("window.__xss") is None and dialogs == []
+            page.close()
+        assert stub.chat_requests()[-1]["stream"] is True

@@ -47,6 +47,49 @@ def test_ask_json_and_audit_verify(tmp_path):
     assert tampered.returncode == 1 and f"{log.name} 1 行目: 署名が一致しません" in tampered.stderr
 
 
+def test_ask_json_and_the_log_never_carry_unsafe_markup(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from core.settings import PROJECT_ROOT
+    from tests.support.openai_server import OpenAIStub
+
+    data = tmp_path / "books"
+    data.mkdir()
+    (data / "vpn.md").write_text(RUNBOOK_A, encoding="utf-8")
+    state = tmp_path / "state"
+    reply = "確認します [1]。[click](javascript:alert(1)) <script>alert(1)</script>"
+    with OpenAIStub(default_content=reply) as stub:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "WB_"))}
+        env.update(WB_STATE_DIR=str(state), OPENAI_BASE_URL=stub.base_url)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "core",
+                "ask",
+                "VPN 接続障害の初動対応でエラーコードを確認する手順",
+                "--data",
+                str(data),
+                "--json",
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["answer_mode"] == "llm" and "click" in answer["answer"]
+    assert "javascript" not in answer["answer"].lower() and "<script" not in answer["answer"]
+    assert any("安全でないリンク" in w for w in answer["warnings"])
+    assert answer["llm_calls"][0]["stage"] == "runbook_chat"
+    record = json.loads(next((state / "logs").glob("query_*.jsonl")).read_text("utf-8"))
+    assert "javascript" not in record["answer"].lower() and "<script" not in record["answer"]
+
+
 def ask_in_process(args: list[str], state, monkeypatch, capsys) -> tuple[int, str, str]:
     """``python -m core ask …`` through ``core.__main__.main`` (same parser and handler)."""
     from core.__main__ import main

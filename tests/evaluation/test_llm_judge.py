@@ -92,7 +92,8 @@ def test_invalid_json_then_a_valid_retry(tmp_path):
         )
         requests = stub.chat_requests()
     assert len(requests) == 2
-    retry = requests[1]["messages"][1]["content"]
+    retry = requests[1]["messages"][-1]["content"]  # the repair follows the invalid reply
+    assert requests[1]["messages"][-2]["role"] == "assistant"
     assert "前回の出力は形式が不正でした" in retry and "JSON オブジェクトがありません" in retry
     assert s.judge == "llm" and s.average == 83.3
     assert s.token_usage["total_tokens"] == 320  # both calls are accounted

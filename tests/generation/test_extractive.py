@@ -276,6 +276,10 @@ def test_a_question_asking_for_two_kinds_gets_the_second_as_a_supplement():
     answer = extractive_answer(question, [*without, night], terms)
     assert {"2", "6"} <= set(answer.used_labels)
     assert "オンコール表の当番へ電話する" in answer.text
+    # the second kind comes as its own section: its heading, then its whole list in order
+    tail = answer.text[answer.text.index(f"「{NIGHT}」より [6]:") :]
+    assert tail.index("1. オンコール表の当番へ電話する。") < tail.index("2. 応答がなければ")
+    assert "補足" not in tail
     # asked for one kind only, the other runbook's step shares too little to be a 補足
     answer = extractive_answer("不審メールの対応手順は", [*mail_evidence(), night], terms[1:])
     assert "[6]" not in answer.text

@@ -142,3 +142,40 @@ def test_server_errors_fall_back_to_rules(make_settings_factory, clock):
         assert after.session.slots["summary"].filled  # the rules read the answer
         assert any("ルールベース" in w for w in after.warnings)
         iv.close()
+
+
+def test_a_hung_server_costs_one_turn_budget_and_every_call_is_audited(
+    make_settings_factory, clock
+):
+    import time
+
+    from core.audit import read_records
+
+    with OpenAIStub(responder=good) as stub:
+        settings = llm_settings(make_settings_factory, stub).model_copy(
+            update={"llm_answer_budget_sec": 1.0}
+        )
+        iv = Interviewer(settings, clock=clock)
+        stub.default.hang = True
+        started = time.monotonic()
+        result = iv.start("postmortem", "昨日の決済システムの障害")
+        seconds = time.monotonic() - started
+        spec = get_domain("postmortem").slot("summary")
+        assert spec.default_question in result.question  # the rules asked
+        assert seconds <= 1.0 + 1.0 + 1.0  # one budget for the turn's stages (plus the rules)
+        stub.default.hang = False
+        clock.tick()
+        after = iv.answer(result.session.session_id, APPENDIX_G["summary"])
+        assert after.session.slots["summary"].filled  # the interview goes on
+        iv.close()
+    records = [
+        r
+        for path in sorted(settings.logs_dir.glob("query_*.jsonl"))
+        for r in read_records(path)[0]
+        if r.get("page") == "interview"
+    ]
+    assert len(records) == 2 and all(r["answer_mode"] == "llm_call" for r in records)
+    first, second = (r["llm_calls"] for r in records)
+    assert first and all(c["outcome"] == "fallback" and c["failure"] == "timeout" for c in first)
+    assert {c["stage"] for c in second} >= {"interview.stage02_extract"}
+    assert any(c["outcome"] == "ok" for c in second) and records[1]["token_usage"]["total_tokens"]

@@ -47,3 +47,17 @@ def test_keyword_trust_falls_with_the_share_of_known_terms():
     assert keyword_trust(0.5) == 1.0
     assert keyword_trust(0.25) == 0.5
     assert keyword_trust(0.0) == 0.0
+
+
+def test_names_that_no_translation_changes():
+    from core.text.glossary import untranslated_names
+
+    assert untranslated_names("CrowdStrike Falconでホストを隔離する手順") == [
+        "CrowdStrike",
+        "Falcon",
+    ]
+    assert untranslated_names("JPCERT/CCに報告する様式、SEV-1の条件") == ["JPCERT/CC", "SEV-1"]
+    # English: acronyms, inner capitals and digits, capitalised words inside the sentence
+    assert untranslated_names("How do I rotate an AWS IAM key in Okta?") == ["AWS", "IAM", "Okta"]
+    # not the first word, not a single letter, not a glossary word however it is capitalised
+    assert untranslated_names("Who approves it? Ask the Incident Commander") == []

@@ -98,6 +98,43 @@ def test_missing_folder_is_reported_in_the_sidebar_at_once(page):
     assert page.sidebar.button[0].disabled  # nothing to rebuild
 
 
+def test_llm_answer_streams_and_unsafe_markup_is_made_inert(monkeypatch, sample_state):
+    from tests.support.openai_server import OpenAIStub
+
+    reply = "1. EDR で端末を隔離する [1]\n2. [詳細](javascript:alert(1)) を確認 <script>x</script>"
+    with OpenAIStub(default_content=reply) as stub:
+        stub.default.tokens_per_sec = 200
+        monkeypatch.setenv("WB_STATE_DIR", str(sample_state))
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        at = AppTest.from_file(PAGE, default_timeout=120).run()
+        at.chat_input[0].set_value("ランサムウェアに感染した端末の隔離手順").run()
+        requests = stub.chat_requests()
+    assert not at.exception
+    assert requests and requests[-1]["stream"] is True  # the page asked for a stream
+    shown = markdown_text(at)
+    assert "EDR で端末を隔離する [1]" in shown
+    assert "javascript" not in shown.lower() and "<script" not in shown
+    assert "&lt;script" in shown  # shown as text
+    assert any("LLM 回答" in c.value for c in at.caption)
+    assert any("安全でないリンク" in w.value for w in at.warning)
+
+
+def test_a_hung_model_gives_the_extractive_answer_within_the_budget(monkeypatch, sample_state):
+    from tests.support.openai_server import OpenAIStub
+
+    with OpenAIStub() as stub:
+        stub.default.hang = True
+        monkeypatch.setenv("WB_STATE_DIR", str(sample_state))
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("WB_LLM_ANSWER_BUDGET_SEC", "1.5")
+        at = AppTest.from_file(PAGE, default_timeout=120).run()
+        at.chat_input[0].set_value("ランサムウェアに感染した端末の隔離手順").run()
+    assert not at.exception
+    assert any("制限時間" in w.value and "抽出型回答" in w.value for w in at.warning)
+    assert any("抽出型回答" in c.value for c in at.caption)
+    assert "[1]" in markdown_text(at)
+
+
 def test_a_nul_in_the_folder_field_is_a_japanese_message(page):
     page.sidebar.text_input(key="chat_folder").set_value("/tmp/runbooks\x00/x").run()
     assert not page.exception

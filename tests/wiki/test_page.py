@@ -206,3 +206,20 @@ def test_without_an_index_the_example_promises_nothing(monkeypatch, tmp_path):
 
     at = page(monkeypatch, tmp_path / "empty")
     assert at.text_input[0].proto.placeholder == GENERIC_EXAMPLE
+
+
+def test_llm_answer_streams_with_references(monkeypatch, wiki_state):
+    from tests.support.openai_server import OpenAIStub
+
+    with OpenAIStub(default_content="ガラスの風鈴は江戸時代に広まりました [0]。<b>注</b>") as stub:
+        stub.default.tokens_per_sec = 200
+        at = page(monkeypatch, wiki_state, OPENAI_BASE_URL=stub.base_url)
+        at.text_input[0].input("ガラスの風鈴が広まった時代はいつか")
+        at = submit(at, "質問する")
+        requests = stub.chat_requests()
+    assert not at.exception, at.exception
+    assert requests and requests[-1]["stream"] is True
+    texts = [m.value for m in at.markdown]
+    assert any("江戸時代に広まりました [0]" in t and "&lt;b>" in t for t in texts), texts
+    assert any(t.startswith("**参照: [0] jawiki:風鈴#chunk=") for t in texts)
+    assert any("LLM 回答" in c.value for c in at.caption)

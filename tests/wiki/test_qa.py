@@ -96,7 +96,7 @@ def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_set
     system, user = request["messages"][0], request["messages"][1]
     assert system["role"] == "system" and system["content"] == SYSTEM_PROMPT
     assert user["content"].startswith(f"質問: {SEVERAL}")
-    assert "[0] 灯台\n" in user["content"]
+    assert '<<<CONTEXT 0 source="灯台">>>\n' in user["content"]
     for phrase in ("範囲内のみ", "「不明」", "[0]、[1]", "書かないでください"):
         assert phrase in user["content"]
     assert (
