@@ -46,6 +46,7 @@ from core.errors import WorkbenchError
 from core.masking import mask_value
 from core.private import private_dir
 from core.schemas.answer import Answer, LLMCall
+from core.schemas.provenance import AuditSentence
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -120,6 +121,8 @@ class AuditRecord(BaseModel):
     # attempts, outcome); an interview turn's or a judgement's calls have records of their own
     # (answer_mode "llm_call", page "interview" / "evaluation").
     llm_calls: list[LLMCall] = Field(default_factory=list)
+    # per checked sentence: chunk id, span in the chunk, support score (core.generation.provenance)
+    sentences: list[AuditSentence] = Field(default_factory=list)
     rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
     key_id: str | None = None  # the key that signed ``hash`` (none before keyed logs)
     prev_hash: str | None = None
@@ -170,6 +173,7 @@ class AuditRecord(BaseModel):
             warnings=answer.warnings,
             removed_refs=answer.removed_refs,
             llm_calls=answer.llm_calls,
+            sentences=[AuditSentence.of(s) for s in answer.sentences],
         )
 
     @classmethod

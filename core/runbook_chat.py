@@ -2,7 +2,8 @@
 
 question ─► follow-up rewrite (from the history) ─► ambiguity check ─► hybrid search (weighted
 fusion, k) ─► evidence grade (cross-query scores) ─► answer (LLM or extractive) ─► output safety
-─► danger check (question and answer) ─► citations ─► audit record (masked, hash-chained).
+─► sentence check (each sentence tied to its supporting span) ─► danger check (question and
+answer) ─► citations ─► audit record (masked, hash-chained).
 
 ``ask_stream`` is the pipeline: it yields the LLM's text deltas as they come (made safe on the
 way) and ends with the complete ``Answer``; ``ask`` is the same stream drained. The LLM answer
@@ -30,11 +31,11 @@ from core.generation.citations import (
     excerpt,
     markers_in,
     renumber_markers,
-    strip_invented_markers,
 )
 from core.generation.extractive import Evidence, extractive_answer, split_units
 from core.generation.llm import Budget, llm_port
 from core.generation.prompts import DATA_RULE, fence
+from core.generation.provenance import check_answer
 from core.generation.safety import make_safe
 from core.retrieval.hits import Hit
 from core.retrieval.searcher import SearchOutcome
@@ -224,6 +225,7 @@ def ask_stream(
     safe = make_safe(answer.answer)
     answer.answer = safe.text
     trace.warnings.extend(safe.notes())
+    check_answer(answer, settings)  # sentence-level provenance: mark or remove unsupported
     guardrails.mark_dangerous_operations(answer)
     answer.processing_time_sec = round(time.perf_counter() - trace.started, 4)
     if answer.processing_time_sec > SLOW_SECONDS:
@@ -379,13 +381,9 @@ def _llm_answer(question, history, outcome, settings, trace, corpus, port) -> Ge
         answer = _extractive(question, outcome, corpus)
         apply_usage(answer, generated.calls)
         return answer
-    valid = [str(n) for n in range(1, len(outcome.hits) + 1)]
-    text, invented = strip_invented_markers(reply.text, valid)
-    if invented:
-        log.warning("LLM cited sources that were not given: %s", invented)
-        trace.warnings.append(
-            f"存在しない出典番号 {', '.join(invented)} を回答から取り除きました。"
-        )
+    # invented markers stay for the sentence check (core.generation.provenance), which removes
+    # them and marks their sentences unsupported
+    text = reply.text.strip()
     answer = Answer(
         question=question,
         answer=text,

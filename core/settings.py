@@ -229,6 +229,11 @@ class Settings(BaseSettings):
         }
     )
 
+    # --- sentence-level provenance (core.generation.provenance, issue 13 item 4) ------------
+    # A sentence no span of its cited passages supports: "mark" appends 「［根拠なし］」,
+    # "remove" drops it from the answer (both count it and keep it in Answer.sentences).
+    unsupported_sentences: Literal["mark", "remove"] = "mark"
+
     # --- vector store / graph --------------------------------------------------------
     chroma_host: str | None = Field(
         default=None, description="Chroma server host; local when unset."

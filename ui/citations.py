@@ -12,6 +12,7 @@ from core.danger import describe
 from core.generation.citations import highlight_html
 from core.generation.safety import make_safe
 from core.schemas.answer import Answer, Citation
+from ui.provenance import render_sentence_checks
 
 MODE_LABELS = {
     "llm": "LLM 回答",
@@ -82,6 +83,7 @@ def render_answer(answer: Answer, key: str, on_open=None) -> None:
     )
     for c in shown:
         render_citation(c, answer.query_terms, key=f"{key}-{c.n}", on_open=on_open)
+    render_sentence_checks(answer, key)
 
 
 def citation_label(c: Citation) -> str:

@@ -237,6 +237,7 @@ def render_audit(
             ),
             "modes",
         )
+    render_supported_sentences(days)
     if ov.tokens or ov.cost_usd:
         st.markdown("**トークンとコスト（日別）**")
         base = alt.Chart(days).encode(x=alt.X("date:O", title="日付"))
@@ -252,6 +253,42 @@ def render_audit(
     st.markdown("**日別の集計**")
     table(days, "daily", "audit_daily.csv")
     render_audit_drilldown(frame, settings)
+
+
+def render_supported_sentences(days: pd.DataFrame) -> None:
+    """The share of answer sentences a span of their cited passages supports, per day."""
+    shares = days.dropna(subset=["supported_sentence_share"])
+    st.markdown("**根拠のある文の割合（日別）**")
+    if shares.empty:
+        st.caption("この期間に文ごとの根拠確認を記録した回答はありません。")
+        return
+    checked, supported = (
+        int(shares["sentences_checked"].sum()),
+        int(shares["sentences_supported"].sum()),
+    )
+    st.caption(
+        f"確認した文 {checked:,} 件のうち根拠のある文 {supported:,} 件"
+        f"（{fmt_pct(supported / checked)}）。根拠のない文は回答に「［根拠なし］」と表示されます。"
+    )
+    chart(
+        alt.Chart(shares)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("date:O", title="日付"),
+            y=alt.Y(
+                "supported_sentence_share:Q",
+                title="根拠のある文の割合",
+                axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1]),
+            ),
+            tooltip=[
+                "date:O",
+                alt.Tooltip("supported_sentence_share:Q", format=".1%"),
+                "sentences_checked:Q",
+            ],
+        ),
+        "supported_sentences",
+    )
 
 
 def _record_label(row: pd.Series) -> str:

@@ -26,6 +26,7 @@ from core.settings import Settings
 from core.wiki.index import WikiBuildReport, build_wiki_index, served_titles, wiki_dir
 from core.wiki.qa import answer_body, reference_line
 from ui.citations import answer_markdown
+from ui.provenance import render_sentence_checks
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +215,7 @@ def reference_html(ref: Citation, terms: list[str]) -> str:
     )
 
 
-def render_answer(answer: Answer) -> None:
+def render_answer(answer: Answer, key: str = "wiki") -> None:
     for warning in answer.warnings:
         st.warning(warning)
     if answer.error:
@@ -248,3 +249,4 @@ def render_answer(answer: Answer) -> None:
         if ref.cited:
             with st.expander(f"[{ref.n}] {ref.ref}（スコア {ref.score:.2f}）"):
                 st.markdown(reference_html(ref, answer.query_terms), unsafe_allow_html=True)
+    render_sentence_checks(answer, key)

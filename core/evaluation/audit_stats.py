@@ -78,6 +78,9 @@ COLUMN_LABELS = {
     "ambiguous_query_rate": "曖昧率",
     "total_tokens": "トークン",
     "cost_usd": "コスト (USD)",
+    "sentences_checked": "確認した文",
+    "sentences_supported": "根拠のある文",
+    "supported_sentence_share": "根拠のある文の割合",
     "lines": "検証済み行数",
     "first_bad_line": "異常の行",
     "reason": "理由",
@@ -251,7 +254,8 @@ def overview(frame: pd.DataFrame) -> Overview:
 
 
 def daily(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per day: questions, latency p50/p95, flag rates, tokens, cost."""
+    """One row per day: questions, latency p50/p95, flag rates, tokens, cost, and the share of
+    answer sentences supported by their cited passages (sentence-level provenance)."""
     columns = [
         "date",
         "questions",
@@ -260,6 +264,9 @@ def daily(frame: pd.DataFrame) -> pd.DataFrame:
         *[f"{f}_rate" for f in FLAG_FIELDS],
         "total_tokens",
         "cost_usd",
+        "sentences_checked",
+        "sentences_supported",
+        "supported_sentence_share",
     ]
     if frame.empty:
         return pd.DataFrame(columns=columns)
@@ -273,10 +280,17 @@ def daily(frame: pd.DataFrame) -> pd.DataFrame:
             **{f"{f}_rate": g[f].mean() for f in FLAG_FIELDS},
             "total_tokens": every["total_tokens"].sum(),
             "cost_usd": every["cost_usd"].sum(),
+            "sentences_checked": g["sentences_checked"].sum(),
+            "sentences_supported": g["sentences_supported"].sum(),
         }
     )
     out["questions"] = out["questions"].fillna(0).astype("int64")
     out = out.rename_axis("date").reset_index()
+    # the share of checked sentences a span of their cited passages supports (None: none checked)
+    for name in ("sentences_checked", "sentences_supported"):
+        out[name] = out[name].fillna(0).astype("int64")
+    checked = out["sentences_checked"].where(out["sentences_checked"] > 0)
+    out["supported_sentence_share"] = (out["sentences_supported"] / checked).round(4)
     rates = [f"{f}_rate" for f in FLAG_FIELDS]
     out[rates] = out[rates].round(4)
     out[["latency_p50", "latency_p95"]] = out[["latency_p50", "latency_p95"]].round(3)

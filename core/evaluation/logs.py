@@ -32,6 +32,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -65,7 +66,14 @@ _FLOAT_FIELDS = ("processing_time_sec", "cost_usd")
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 FLAG_FIELDS = tuple(Flags.model_fields)
 # The fields of ``AuditRecord`` the dashboard aggregates (tests check that the record has them).
-AGGREGATED_FIELDS = (*_STRING_FIELDS, *_FLOAT_FIELDS, "token_usage", "flags", "slow")
+AGGREGATED_FIELDS = (
+    *_STRING_FIELDS,
+    *_FLOAT_FIELDS,
+    "token_usage",
+    "flags",
+    "slow",
+    "sentences",
+)
 
 AUDIT_SCHEMA = pa.schema(
     [
@@ -74,6 +82,8 @@ AUDIT_SCHEMA = pa.schema(
         ("token_usage", pa.struct([(name, pa.int64()) for name in TOKEN_FIELDS])),
         ("flags", pa.struct([(name, pa.bool_()) for name in FLAG_FIELDS])),
         ("slow", pa.bool_()),
+        # sentence-level provenance (core.generation.provenance): only whether each was supported
+        ("sentences", pa.list_(pa.struct([("supported", pa.bool_())]))),
     ]
 )
 _PARSE = pajson.ParseOptions(explicit_schema=AUDIT_SCHEMA, unexpected_field_behavior="ignore")
@@ -93,6 +103,8 @@ COLUMNS = (
     *TOKEN_FIELDS,
     *FLAG_FIELDS,
     "slow",
+    "sentences_checked",  # sentences the provenance check looked at
+    "sentences_supported",  # of which a span of the cited passages supports
     "file",
     "line",
 )
@@ -181,6 +193,16 @@ def _coerce(record: Any) -> dict[str, Any] | None:
     }
     slow = record.get("slow")
     row["slow"] = slow if isinstance(slow, bool) else None
+    sentences = record.get("sentences")
+    row["sentences"] = (
+        [
+            {"supported": s.get("supported") if isinstance(s.get("supported"), bool) else None}
+            for s in sentences
+            if isinstance(s, dict)
+        ]
+        if isinstance(sentences, list)
+        else None
+    )
     return row
 
 
@@ -392,9 +414,27 @@ def _with_position(table: pa.Table, name: str, numbers: list[int] | range) -> pa
     return table.append_column("line", pa.array(numbers, pa.int64()))
 
 
+def _sentence_counts(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """Per record: sentences checked, and of them supported (0 for records without any)."""
+    n = table.num_rows
+    column = table.column("sentences").combine_chunks() if n else None
+    if column is None or len(column) == 0:
+        return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    checked = pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False)
+    flat = pc.list_flatten(column)
+    parents = pc.list_parent_indices(column).to_numpy(zero_copy_only=False)
+    ok = pc.fill_null(pc.struct_field(flat, "supported"), False).to_numpy(zero_copy_only=False)
+    supported = np.bincount(parents, weights=ok.astype(np.int64), minlength=n).astype(np.int64)
+    return checked.astype(np.int64), supported
+
+
 def _frame(table: pa.Table) -> pd.DataFrame:
     """The dashboard's frame (COLUMNS) from parsed records."""
+    checked, supported = _sentence_counts(table)
+    table = table.drop_columns(["sentences"])
     frame = table.flatten().to_pandas()
+    frame["sentences_checked"] = checked
+    frame["sentences_supported"] = supported
     frame = frame.rename(
         columns={
             "processing_time_sec": "latency_sec",

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from core.schemas.provenance import SentenceSupport
+
 AnswerMode = Literal["llm", "extractive", "template"]
 
 
@@ -125,6 +127,13 @@ class Answer(BaseModel):
     # also the answer text. Pipelines never raise for these; callers may exit non-zero on it.
     error: str | None = None
     audit_logged: bool = False
+    # Sentence-level provenance (core.generation.provenance): every checked sentence, its span.
+    sentences: list[SentenceSupport] = Field(default_factory=list)
+
+    @property
+    def unsupported_count(self) -> int:
+        """Sentences no span of the cited passages supports (marked or removed)."""
+        return sum(1 for s in self.sentences if not s.supported)
 
     @property
     def found(self) -> bool:

@@ -5,8 +5,9 @@ The same shape and the same ``Answer`` as the runbook chat (``core.runbook_chat.
 pass the evidence floor are the contexts, numbered from [0]. The answer comes from the LLM with
 the design's prompts when one is configured, else from the extractive answerer. The reference
 line 「参照: [0] jawiki:<title>#chunk=<n>, …」 is appended by code, never by the model; markers the
-model invents are removed, logged and reported in ``Answer.warnings``; no usable hit gives
-``NO_HIT_MESSAGE`` with ``flags.insufficient_evidence``. One audit record per question.
+model invents are removed and reported in ``Answer.warnings`` by the sentence check
+(``core.generation.provenance``), which also ties every sentence to its supporting span; no
+usable hit gives ``NO_HIT_MESSAGE`` with ``flags.insufficient_evidence``. One audit record per question.
 
 ``ask_stream`` is the pipeline (the LLM's safe text deltas, then the complete ``Answer``); ``ask``
 drains it. The LLM answer has the hard time budget of ``core.generation.llm``; the prompt fences
@@ -32,12 +33,12 @@ from core.generation.answering import apply_usage, drain, generate
 from core.generation.citations import (
     excerpt,
     markers_in,
-    strip_invented_markers,
     wiki_reference_line,
 )
 from core.generation.extractive import Evidence, extractive_answer
 from core.generation.llm import Budget, llm_port
 from core.generation.prompts import DATA_RULE, fence
+from core.generation.provenance import check_answer
 from core.generation.safety import make_safe
 from core.retrieval.hits import Hit
 from core.schemas.answer import Answer, Citation, Exchange, Flags
@@ -125,10 +126,9 @@ def _llm_body(text: str, contexts: list[_Context]) -> tuple[str, list[str]]:
     if _MODEL_REF_LINE.search(text):
         log.info("Removed a reference list written by the model")
         text = _MODEL_REF_LINE.sub("", text).strip()
-    body, removed = strip_invented_markers(text, [str(c.label) for c in contexts])
-    if removed:
-        log.warning("Removed invented references: %s", ", ".join(f"[{m}]" for m in removed))
-    return body, removed
+    # invented markers stay for the sentence check (core.generation.provenance), which removes
+    # them, marks their sentences unsupported and says so in the warnings
+    return text.strip(), []
 
 
 def _citation(context: _Context, cited: bool) -> Citation:
@@ -276,6 +276,7 @@ def ask_stream(
     safe = make_safe(answer.answer)
     answer.answer = safe.text
     answer.warnings.extend(safe.notes())
+    check_answer(answer, settings)  # sentence-level provenance: mark or remove unsupported
     guardrails.mark_dangerous_operations(answer)
     answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
     answer.processing_time_sec = round(answer.timings_ms["total"] / 1000, 4)

@@ -1,5 +1,6 @@
-"""The running app in Chromium: ask a question, see the answer and a citation; a runbook with a
-script tag shows the tag as text (in a code span) and runs nothing (raw HTML is reduced to text)."""
+"""The running app in Chromium: ask a question, see the answer and a citation, open a sentence on
+its highlighted span; a runbook with a script tag shows the tag as text (in a code span) and runs
+nothing (raw HTML is reduced to text)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 
 import pytest
 
-from tests.browser.conftest import running_app
+from tests.browser.conftest import running_app, save_screenshot
 from tests.ingest.test_indexer import RUNBOOK_A
 
 pytestmark = pytest.mark.browser
@@ -51,6 +52,15 @@ def test_chat_in_chromium(browser, chat_app):
     ask(page, "FortiGate のログで認証失敗を確認する手順")
     page.get_by_text("引用元: vpn.md", exact=False).first.wait_for(timeout=120_000)
     assert page.get_by_text("[1]", exact=False).count() >= 1
+
+    # A reviewer opens the first sentence: its supporting span is highlighted in its chunk.
+    page.get_by_text("根拠を確認", exact=False).first.wait_for(timeout=30_000)
+    page.get_by_text("文1:", exact=False).first.click()
+    span = page.locator(".wb-span mark").first
+    span.wait_for(timeout=30_000)
+    assert span.inner_text().strip()
+    page.wait_for_timeout(800)  # the expander finishes opening before the screenshot
+    save_screenshot(page, "runbook_chat_provenance")
 
     # Warm: the next answer appears within a couple of seconds (recorded, not asserted).
     started = ask(page, "証明書の有効期限を確認する")

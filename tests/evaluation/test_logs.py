@@ -226,3 +226,23 @@ def test_kpis_over_the_frame(tmp_path):
     wiki = filter_frame(frame, pages=["wiki_qa"])
     assert len(wiki) == 1 and wiki["total_tokens"].iloc[0] == 1000
     assert len(filter_frame(frame, start=date(2025, 6, 2))) == 3
+
+
+def test_supported_sentence_share_per_day(tmp_path):
+    def sentences(*flags: bool) -> list[dict]:
+        return [
+            {"index": i, "chunk_id": "c", "span": [0, 5], "score": 0.9, "supported": ok}
+            for i, ok in enumerate(flags)
+        ]
+
+    day1, day2 = datetime(2025, 6, 1, 9, tzinfo=JST), datetime(2025, 6, 2, 9, tzinfo=JST)
+    append_record(tmp_path, record(1, sentences=sentences(True, True, False)), now=day1)
+    append_record(tmp_path, record(2, sentences=sentences(True)), now=day1)
+    append_record(tmp_path, record(3), now=day2)  # a record without a sentence check
+    append_record(tmp_path, record(4, sentences=sentences(False, True)), now=day2)
+    days = daily(load_audit_log(tmp_path, use_cache=False).frame)
+    assert days["sentences_checked"].tolist() == [4, 2]
+    assert days["sentences_supported"].tolist() == [3, 1]
+    assert days["supported_sentence_share"].tolist() == [0.75, 0.5]
+    empty = daily(load_audit_log(tmp_path, date(2025, 6, 2), use_cache=False).frame.head(1))
+    assert empty["supported_sentence_share"].isna().all()

@@ -36,10 +36,9 @@ def test_ask_shows_answer_and_collapsed_citations(page):
     page.chat_input[0].set_value("ランサムウェアに感染した端末の隔離手順").run()
     assert not page.exception
     assert "[1]" in markdown_text(page)
-    labels = [e.label for e in page.expander]
-    assert labels and all(
-        label.startswith("[") and "引用元: " in label and "スコア: " in label for label in labels
-    )
+    # the citations' expanders (the sentence checks' start with ✅ / ⚠️)
+    labels = [e.label for e in page.expander if e.label.startswith("[")]
+    assert labels and all("引用元: " in label and "スコア: " in label for label in labels)
     assert any("ransomware-isolation.md" in label for label in labels)
     assert any("抽出型回答" in c.value for c in page.caption)
 
@@ -140,3 +139,19 @@ def test_a_nul_in_the_folder_field_is_a_japanese_message(page):
     page.sidebar.text_input(key="chat_folder").set_value("/tmp/runbooks\x00/x").run()
     assert not page.exception
     assert any("NUL 文字" in e.value for e in page.sidebar.error)
+
+
+def test_a_reviewer_opens_a_sentence_and_sees_its_span_highlighted(page):
+    page.chat_input[0].set_value("ランサムウェアに感染した端末の隔離手順").run()
+    assert not page.exception
+    assert any(m.value.startswith("**🔎 根拠を確認**") for m in page.markdown)
+    sentences = [e for e in page.expander if e.label.startswith(("✅", "⚠️"))]
+    assert sentences and all("スコア" in e.label for e in sentences)
+    first = sentences[0]
+    spans = [m.value for m in first.markdown if "wb-span" in m.value]
+    assert spans and spans[0].count("<mark>") == 1
+    marked = spans[0].split("<mark>", 1)[1].split("</mark>", 1)[0]
+    label_text = first.label.split(": ", 1)[1].split(" ／ ", 1)[0].replace("\\", "")
+    # the highlighted span holds the sentence the reviewer opened
+    assert label_text.rstrip("…")[:10] in marked
+    assert any("chunk_id:" in c.value and "範囲:" in c.value for c in first.caption)

@@ -48,6 +48,12 @@ def test_question_answer_references_and_status(monkeypatch, wiki_state):
     assert "<mark>風鈴</mark>" in chunk or "<mark>ガラス</mark>" in chunk
     assert 'href="https://ja.wikipedia.org/wiki/%E9%A2%A8%E9%88%B4"' in chunk
     assert any("抽出型回答" in c.value for c in at.caption)
+    # every sentence of the answer can be opened: its span highlighted inside its chunk
+    assert any(t.startswith("**🔎 根拠を確認**") for t in texts)
+    sentences = [e for e in at.expander if e.label.startswith(("✅", "⚠️"))]
+    assert sentences and sentences[0].label.startswith("✅")
+    span = next(m.value for m in sentences[0].markdown if "wb-span" in m.value)
+    assert span.count("<mark>") == 1 and "</mark>" in span
 
 
 def test_not_built_index_and_the_no_hit_message(monkeypatch, tmp_path, wiki_state):

@@ -102,16 +102,20 @@ def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_set
     assert (
         answer.answer_mode == "llm" and answer.model and answer.token_usage["prompt_tokens"] == 120
     )
-    # the invented marker [7] and the model's own reference list are removed, logged and told
+    # the invented marker [7] and the model's own reference list are removed and told; the
+    # sentence that cited [7] is marked unsupported (not left looking cited)
     assert answer.removed_refs == ["7"]
     assert any("[7]" in w for w in answer.warnings)
     assert "[7]" not in answer.answer and "jawiki:嘘" not in answer.answer
-    assert answer_body(answer) == "火の番です [0]。燃料も運んだ [1]。"
+    assert answer_body(answer) == "火の番です [0]。燃料も運んだ [1]。 ［根拠なし］"
+    assert [(s.supported, s.reason) for s in answer.sentences] == [
+        (True, "supported"),
+        (False, "invented_marker"),
+    ]
     line = answer.answer.rpartition("\n\n")[2]
     assert REF_LINE.match(line)
     assert line.startswith("参照: [0] jawiki:灯台#chunk=") and ", [1] jawiki:" in line
     messages = [r.getMessage() for r in caplog.records]
-    assert "Removed invented references: [7]" in messages
     assert "Removed a reference list written by the model" in messages
 
 
