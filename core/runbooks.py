@@ -10,6 +10,8 @@ import fcntl
 from contextlib import contextmanager
 from pathlib import Path
 
+from core.access import LOCAL, Principal
+from core.collections import allowed_collections
 from core.errors import IndexStateError, InputError
 from core.ingest.indexer import IndexReport, Progress, resolve_allowed_folder, update_corpus
 from core.retrieval.corpus import Corpus, CorpusSpec, open_corpus, runbook_spec
@@ -85,6 +87,13 @@ def index_runbooks(
         return update_corpus(corpus, folder, progress)
 
 
+def visible_collections(
+    settings: Settings, data: str | Path | None, principal: Principal
+) -> frozenset[str] | None:
+    """The collections of the runbook folder ``data`` that ``principal`` may see (None: all)."""
+    return allowed_collections(principal, runbook_folder(settings, data, check_allowed=False))
+
+
 def search_runbooks(
     settings: Settings,
     text: str,
@@ -94,8 +103,10 @@ def search_runbooks(
     data: str | Path | None = None,
     min_relevance: float = 0.0,
     rerank: bool = False,
+    principal: Principal = LOCAL,
 ) -> SearchOutcome:
-    """Search the runbook corpus of ``data``; builds it first when it has never been built."""
+    """Search the runbook corpus of ``data`` as ``principal`` (only the collections they may
+    see); builds it first when it has never been built."""
     query = make_query(
         text,
         limit=limit,
@@ -107,4 +118,5 @@ def search_runbooks(
     corpus = runbook_corpus(settings, data)
     if not corpus.store.manifest():
         index_runbooks(settings, data, check_allowed=False)
-    return Searcher(corpus).run(query, fusion=fusion)
+    collections = visible_collections(settings, data, principal)
+    return Searcher(corpus).run(query, fusion=fusion, collections=collections)

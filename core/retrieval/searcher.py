@@ -2,6 +2,11 @@
 
 Each enabled strategy (keyword BM25, semantic vectors, graph mentions) is asked for a candidate
 floor (``settings.candidate_floor``, never fewer than offset + limit) with no score threshold;
+with ``collections`` given (the principal's runbook collections, ``core.collections``), a chunk
+outside them is never a candidate of any strategy: BM25 runs on an index of the allowed chunks
+alone (``Corpus.scope``), the vector store filters on the chunk's collection metadata (and the
+result is checked against the store), the graph is asked for allowed chunks only. So fusion, normalization, totalCount, focus,
+rerank, excerpts and the evidence grade never see a hidden chunk. Then
 the lists are fused (weighted min-max by default, RRF on request), then filtered (file ids, date
 range on ``updated_at``, ``minRelevance`` on the combined score), optionally re-scored by focus
 (``core.retrieval.focus``) and reranked, and cut to offset/limit. A corpus that embeds passage
@@ -13,13 +18,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
 
-from core.retrieval.corpus import Corpus
+from core.retrieval.corpus import CollectionScope, Corpus
 from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
 from core.retrieval.hits import Hit
@@ -181,10 +186,13 @@ class Searcher:
         rerank: RerankConfig | None = None,
         focus_weight: float = 0.0,
         focus_top_k: int = 16,
+        collections: Collection[str] | None = None,
     ) -> SearchOutcome:
         """Search; ``focus_weight`` > 0 re-scores the fused top ``focus_top_k`` by focus
-        (``core.retrieval.focus``) before the optional rerank."""
+        (``core.retrieval.focus``) before the optional rerank. ``collections`` (None: all)
+        restricts every strategy to the chunks of those runbook collections."""
         started = time.perf_counter()
+        scope = None if collections is None else self.corpus.scope(collections)
         opts = query.options
         weights = {
             "keyword": opts.weights.keyword,
@@ -193,9 +201,12 @@ class Searcher:
         }
         wanted = wanted_strategies(opts.strategies, weights)
         floor = max(self.corpus.settings.candidate_floor, opts.offset + opts.limit)
-        ranked = self._rank(query, wanted, floor)
+        ranked = self._rank(query, wanted, floor, scope)
         combined, normalized = fuse(ranked.rankings, weights, fusion, rrf)
-        candidates = self._filter(self._hits(combined, normalized, ranked.rankings), query)
+        hits = self._hits(combined, normalized, ranked.rankings)
+        if scope is not None:  # every strategy filtered already; the store has the last word
+            hits = [h for h in hits if h.chunk.collection in scope.collections]
+        candidates = self._filter(hits, query)
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
@@ -222,14 +233,17 @@ class Searcher:
         return outcome
 
     # --- steps -----------------------------------------------------------------------
-    def _rank(self, query: SearchQuery, wanted: set[str], floor: int) -> _Rankings:
-        """Ask each wanted strategy for its ``floor`` best chunks, timing each."""
+    def _rank(
+        self, query: SearchQuery, wanted: set[str], floor: int, scope: CollectionScope | None
+    ) -> _Rankings:
+        """Ask each wanted strategy for its ``floor`` best chunks (of ``scope``), timing each."""
         corpus = self.corpus
         ranked = _Rankings()
         if "keyword" in wanted:
             t0 = time.perf_counter()
             tokens = corpus.tokenizer.tokenize(query.text)
-            ranked.rankings["keyword"] = corpus.keyword.search(tokens, floor)
+            keyword = corpus.keyword if scope is None else scope.keyword
+            ranked.rankings["keyword"] = keyword.search(tokens, floor)
             ranked.times["keyword"] = (time.perf_counter() - t0) * 1000
         if "semantic" in wanted:
             t0 = time.perf_counter()
@@ -239,12 +253,14 @@ class Searcher:
             else:
                 vec = corpus.embedder.embed_query_vector(query.text)
             ranked.vector = vec
-            ranked.rankings["semantic"] = self._vector_ranking(vec, floor)
+            ranked.rankings["semantic"] = self._vector_ranking(vec, floor, scope)
             ranked.times["semantic"] = (time.perf_counter() - t0) * 1000
         if "graph" in wanted:
             t0 = time.perf_counter()
             entities = extract_query_entities(query.text)
-            ranked.rankings["graph"] = corpus.graph.search(entities, floor) if entities else []
+            allowed = None if scope is None else scope.chunk_ids
+            found = corpus.graph.search(entities, floor, allowed) if entities else []
+            ranked.rankings["graph"] = found
             ranked.times["graph"] = (time.perf_counter() - t0) * 1000
         return ranked
 
@@ -267,20 +283,25 @@ class Searcher:
         docs = {d: self._doc_text(d) for d in dict.fromkeys(h.chunk.doc_id for h in page)}
         return [self._item(h, terms, with_highlights, docs[h.chunk.doc_id]) for h in page]
 
-    def _vector_ranking(self, vec: np.ndarray, floor: int) -> list[tuple[str, float]]:
-        """The ``floor`` live chunks nearest to ``vec``, best first, with their cosine.
+    def _vector_ranking(
+        self, vec: np.ndarray, floor: int, scope: CollectionScope | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``floor`` live chunks nearest to ``vec`` (of ``scope``), best first, with their
+        cosine.
 
         A corpus that embeds passage windows scores each chunk by its best window; enough
         windows are fetched for ``floor`` distinct chunks at the usual window count.
         """
         corpus = self.corpus
         n = (floor + 16) * (WINDOW_FANOUT if corpus.spec.vector_window > 0 else 1)
-        hits = corpus.vectors.query(vec, n)
+        hits = corpus.vectors.query(vec, n, None if scope is None else scope.collections)
         best: dict[str, float] = {}
         for key, score in hits:  # best first: the first window seen is the chunk's best
             # (window keys are mapped even when the settings changed since the build)
             best.setdefault(chunk_vector_key(key), score)
         live = corpus.store.chunks_by_vector_key(list(best))
+        if scope is not None:
+            live = {k: sc for k, sc in live.items() if sc.chunk.chunk_id in scope.chunk_ids}
         ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items() if k in live]
         return ranking[:floor]
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core import guardrails
+from core.access import LOCAL, Principal
 from core.audit import record_answer
 from core.errors import LLMError, WorkbenchError
 from core.generation.citations import (
@@ -59,6 +60,8 @@ class WikiConfig:
     use_llm: bool | None = None  # None: the LLM when one is configured
     session_id: str = "cli"
     write_audit: bool = True
+    # who asks (attribution only: Wikipedia QA is not scoped by runbook collections)
+    principal: Principal = LOCAL
 
 
 @dataclass(frozen=True, slots=True)
