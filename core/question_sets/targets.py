@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from core.access import LOCAL, Principal
 from core.errors import WorkbenchError
 from core.pipelines import PIPELINES, TARGET_LABELS
 from core.schemas.answer import Answer
@@ -91,9 +92,13 @@ class FunctionTarget:
 
 
 def make_target(
-    name: str, settings: Settings, pipelines: Mapping[str, Any] | None = None
+    name: str,
+    settings: Settings,
+    pipelines: Mapping[str, Any] | None = None,
+    principal: Principal = LOCAL,
 ) -> Target:
-    """The pipeline ``name`` of ``pipelines`` (default ``core.pipelines.PIPELINES``) as a target.
+    """The pipeline ``name`` of ``pipelines`` (default ``core.pipelines.PIPELINES``) as a target,
+    asked as ``principal`` (the runbook pipeline searches only their collections).
 
     TargetUnavailableError (Japanese) when there is no such pipeline.
     """
@@ -103,7 +108,7 @@ def make_target(
         raise TargetUnavailableError(
             f"実行先「{name}」はありません（{', '.join(pipelines)} のいずれか）。"
         )
-    config = pipeline.config_for(RUN_SESSION_ID)
+    config = pipeline.config_for(RUN_SESSION_ID, principal=principal)
     return FunctionTarget(name, lambda text: pipeline(text, [], config, settings))
 
 
