@@ -94,6 +94,21 @@ def visible_collections(
     return allowed_collections(principal, runbook_folder(settings, data, check_allowed=False))
 
 
+def runbook_stats(
+    settings: Settings, data: str | Path | None, principal: Principal = LOCAL
+) -> dict[str, object]:
+    """The index status of the folder ``data`` as ``principal`` may see it: documents and chunks
+    of their collections only (a restricted user is not told how much is hidden)."""
+    corpus = runbook_corpus(settings, data)
+    stats = corpus.stats()
+    allowed = visible_collections(settings, data, principal)
+    if allowed is not None:
+        ids = corpus.scope(allowed).chunk_ids
+        documents = {cid.rpartition("_")[0] for cid in ids}
+        stats.update(documents=len(documents), chunks=len(ids), vectors=None, entities=None)
+    return stats
+
+
 def search_runbooks(
     settings: Settings,
     text: str,

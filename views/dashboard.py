@@ -10,11 +10,16 @@ from core.evaluation.logs import audit_files, load_audit_log, log_day
 from core.evaluation.recall import load_recall_results, recall_dir
 from core.evaluation.results import load_results
 from core.evaluation.runs import load_question_set_runs
+from core.runbooks import visible_collections
+from core.visibility import redact_evaluation_run
 from ui import dashboard as ui
 from ui import dashboard_results as results
+from ui.access import current_principal
 from ui.resources import settings as get_settings
 
 settings = get_settings()
+# drill-downs show nothing of a runbook outside the viewer's collections (None: all)
+allowed = visible_collections(settings, None, current_principal())
 
 st.title("📊 ダッシュボード")
 st.caption("監査ログ・評価結果・Recall@K・インタビュー KPI・質問セットの実行結果")
@@ -40,10 +45,14 @@ tab_audit, tab_eval, tab_recall, tab_interview, tab_qs = st.tabs(
 )
 with tab_audit:
     frame = filter_frame(log.frame, pages=pages)
-    ui.render_audit(log, frame, chain_status(log.files), settings)
+    ui.render_audit(log, frame, chain_status(log.files), settings, allowed)
 with tab_eval:
     runs, problems = load_results(settings.eval_dir)
-    runs = [(p, r) for p, r in runs if start.isoformat() <= r.created_at[:10] <= end.isoformat()]
+    runs = [
+        (p, redact_evaluation_run(r, allowed))
+        for p, r in runs
+        if start.isoformat() <= r.created_at[:10] <= end.isoformat()
+    ]
     results.render_evaluation(runs, problems)
 with tab_recall:
     summary, long, problems = load_recall_results(recall_dir(settings.eval_dir), start, end)
@@ -51,4 +60,4 @@ with tab_recall:
 with tab_interview:
     results.render_interview(load_interview_kpis(settings.wal_dir, start, end))
 with tab_qs:
-    results.render_question_sets(load_question_set_runs(settings, start, end))
+    results.render_question_sets(load_question_set_runs(settings, start, end, allowed))

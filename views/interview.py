@@ -9,6 +9,7 @@ comes back to it, and any saved session can be reopened from the sidebar.
 import streamlit as st
 
 from core.errors import WorkbenchError
+from ui.access import current_principal
 from ui.interview import (
     chat_history,
     current_session_id,
@@ -53,7 +54,7 @@ with st.sidebar:
     corpus = {"手順書": "runbooks", "Wikipedia": "wiki"}.get(corpus_label)
     start = st.button("開始", type="primary", key="iv_start")
 
-iv = interviewer(cfg, corpus=corpus)
+iv = interviewer(cfg, corpus=corpus, principal=current_principal())
 
 if start:
     try:

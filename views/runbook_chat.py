@@ -4,15 +4,18 @@ import uuid
 
 import streamlit as st
 
+from core.collections import load_rules
 from core.errors import WorkbenchError
 from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask, open_section
-from core.runbooks import index_runbooks, runbook_corpus, runbook_folder
+from core.runbooks import index_runbooks, runbook_folder, runbook_stats
 from core.schemas.answer import Answer
+from ui.access import current_principal
 from ui.citations import render_answer
 from ui.resources import settings as get_settings
 from ui.resources import shown_time
 
 settings = get_settings()
+principal = current_principal()
 state = st.session_state
 state.setdefault("chat_session_id", f"st-{uuid.uuid4().hex[:12]}")
 state.setdefault("chat_messages", [])  # [{"question": str, "answer": Answer}]
@@ -57,7 +60,7 @@ if folder is not None and rebuild:
 
 if folder is not None:
     try:
-        stats = runbook_corpus(settings, folder).stats()
+        stats = runbook_stats(settings, folder, principal)
         with status_box:
             if stats["chunks"]:
                 st.info(
@@ -68,10 +71,15 @@ if folder is not None:
                 st.info("インデックスは未構築です。最初の質問のときに構築します。")
     except WorkbenchError as exc:
         status_box.error(exc.user_message)
+    if principal.allows("admin"):  # a collection manifest that cannot be read: admins are told
+        for problem in load_rules(folder).problems:
+            status_box.warning(problem)
 
 
 def open_cited(citation):
-    return open_section(settings, folder, citation.chunk_id, citation.file, citation.doc_hash)
+    return open_section(
+        settings, folder, citation.chunk_id, citation.file, citation.doc_hash, principal
+    )
 
 
 # --- chat -----------------------------------------------------------------------------------
@@ -90,7 +98,11 @@ if question and folder is not None:
         for m in state.chat_messages[-MAX_HISTORY:]
     ]
     config = ChatConfig(
-        k=int(k), bm25_weight=float(bm25_weight), data=folder, session_id=state.chat_session_id
+        k=int(k),
+        bm25_weight=float(bm25_weight),
+        data=folder,
+        session_id=state.chat_session_id,
+        principal=principal,
     )
     with st.chat_message("assistant"), st.spinner("手順書を検索しています…"):
         answer: Answer = ask(question, history, config, settings)

@@ -236,7 +236,7 @@ def test_run_with_progress_and_compare_two_runs(state_dir, small_settings, monke
 
     answers = {"n": 0}
 
-    def fake_make_target(name, settings, config=None):
+    def fake_make_target(name, settings, config=None, **_):
         answers["n"] += 1
         limit = 3 if answers["n"] == 1 else 1
         return search_target(small_settings, limit=limit, name=name)

@@ -185,3 +185,24 @@ def test_restricted_search_of_an_old_index_fails_closed(indexed, tmp_path):
     corpus.store.set_meta("generation", str(corpus.store.generation + 1))
     assert search_runbooks(settings, NETWORK_QUESTION, principal=ALICE).hits == []
     assert search_runbooks(settings, NETWORK_QUESTION, principal=LOCAL).hits
+
+
+def test_interview_evidence_searches_as_the_principal(indexed):
+    from core.interview.evidence import RunbookEvidence
+
+    assert any(e.source == HIDDEN_FILE for e in RunbookEvidence(indexed).search(HIDDEN_QUESTION, 5))
+    found = RunbookEvidence(indexed, principal=ALICE).search(HIDDEN_QUESTION, 5)
+    assert all(not e.source.startswith("malware/") and HIDDEN_MARKER not in e.text for e in found)
+
+
+def test_the_langchain_retriever_takes_the_collections(indexed):
+    from core.retrieval.langchain_adapter import WorkbenchRetriever
+    from core.retrieval.searcher import Searcher
+    from core.runbooks import visible_collections
+
+    searcher = Searcher(runbook_corpus(indexed))
+    allowed = visible_collections(indexed, None, ALICE)
+    docs = WorkbenchRetriever(searcher=searcher, k=5, collections=allowed).invoke(HIDDEN_QUESTION)
+    assert docs and {d.metadata["collection"] for d in docs} <= {"default", "network"}
+    everything = WorkbenchRetriever(searcher=searcher, k=5).invoke(HIDDEN_QUESTION)
+    assert everything[0].metadata["file"] == HIDDEN_FILE
