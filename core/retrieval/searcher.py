@@ -5,9 +5,9 @@ floor (``settings.candidate_floor``, never fewer than offset + limit) with no sc
 with ``collections`` given (the principal's runbook collections, ``core.collections``), a chunk
 outside them is never a candidate of any strategy: BM25 runs on an index of the allowed chunks
 alone (``Corpus.scope``), the vector store filters on the chunk's collection metadata (and the
-result is checked against the store), the graph is asked for allowed chunks only. So fusion, normalization, totalCount, focus,
-rerank, excerpts and the evidence grade never see a hidden chunk. Then
-the lists are fused (weighted min-max by default, RRF on request), then filtered (file ids, date
+result is checked against the store), the graph is asked for allowed chunks only, so fusion,
+normalization, totalCount, focus, rerank, excerpts and the evidence grade never see a hidden
+chunk. Then the lists are fused (weighted min-max by default, RRF on request), then filtered (file ids, date
 range on ``updated_at``, ``minRelevance`` on the combined score), optionally re-scored by focus
 (``core.retrieval.focus``) and reranked, and cut to offset/limit. A corpus that embeds passage
 windows gives each chunk the cosine of its best window. Results carry highlights (offsets of the query terms in the returned text),
