@@ -3,13 +3,14 @@
 import streamlit as st
 
 from core.status import workbench_status
+from ui.access import current_principal
 from ui.navigation import PAGES
 from ui.resources import settings, shown_time
 
 st.title("🛡️ SOC ワークベンチ")
 st.caption("日本語 SOC チームのための手順書 RAG・Wikipedia QA・インタビュー・評価ダッシュボード")
 
-status = workbench_status(settings())
+status = workbench_status(settings(), current_principal())
 mode = (
     f"LLM（{status.chat_model}）"
     if status.answer_mode == "llm"

@@ -206,3 +206,15 @@ def test_the_langchain_retriever_takes_the_collections(indexed):
     assert docs and {d.metadata["collection"] for d in docs} <= {"default", "network"}
     everything = WorkbenchRetriever(searcher=searcher, k=5).invoke(HIDDEN_QUESTION)
     assert everything[0].metadata["file"] == HIDDEN_FILE
+
+
+def test_index_counts_are_those_of_the_visible_collections(indexed):
+    from core.runbooks import runbook_stats
+    from core.status import workbench_status
+
+    assert runbook_stats(indexed, None)["documents"] == 3
+    assert runbook_stats(indexed, None, ALICE)["documents"] == 2
+    runbooks = workbench_status(indexed).indexes[0]
+    assert (runbooks.documents, runbooks.built) == (3, True)
+    mine = workbench_status(indexed, ALICE).indexes[0]
+    assert mine.documents == 2 and mine.chunks == runbook_stats(indexed, None, ALICE)["chunks"]
