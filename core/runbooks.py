@@ -90,8 +90,17 @@ def index_runbooks(
 def visible_collections(
     settings: Settings, data: str | Path | None, principal: Principal
 ) -> frozenset[str] | None:
-    """The collections of the runbook folder ``data`` that ``principal`` may see (None: all)."""
-    return allowed_collections(principal, runbook_folder(settings, data, check_allowed=False))
+    """The collections of the runbook folder ``data`` that ``principal`` may see (None: all).
+
+    Collections are the first-level folders of the configured runbook folder, so a restricted
+    principal sees nothing of any other folder (a sub-folder named directly would otherwise
+    make its files the ``default`` collection): other folders are the admins'."""
+    if not principal.signed_in or principal.role == "admin":
+        return None
+    folder = runbook_folder(settings, data, check_allowed=False)
+    if folder != runbook_folder(settings, None):
+        return frozenset()
+    return allowed_collections(principal, folder)
 
 
 def runbook_stats(

@@ -27,7 +27,12 @@ st.warning("⚠️ 機密情報の入力は禁止されています")
 with st.sidebar:
     st.header("検索設定")
     default_folder = str(settings.runbooks_dir)
-    folder_text = st.text_input("手順書フォルダ", value=default_folder, key="chat_folder")
+    folder_text = st.text_input(
+        "手順書フォルダ",
+        value=default_folder,
+        key="chat_folder",
+        disabled=not principal.allows("admin"),  # other folders are the admins' (collections)
+    )
     k = st.number_input("検索件数 k", min_value=1, max_value=20, value=4, step=1, key="chat_k")
     bm25_weight = st.slider(
         "BM25 の重み", min_value=0.0, max_value=1.0, value=0.6, step=0.05, key="chat_bm25"

@@ -218,3 +218,15 @@ def test_index_counts_are_those_of_the_visible_collections(indexed):
     assert (runbooks.documents, runbooks.built) == (3, True)
     mine = workbench_status(indexed, ALICE).indexes[0]
     assert mine.documents == 2 and mine.chunks == runbook_stats(indexed, None, ALICE)["chunks"]
+
+
+def test_a_restricted_user_cannot_reach_a_collection_by_naming_its_folder(indexed):
+    hidden_folder = indexed.runbooks_dir / "malware"
+    local = search_runbooks(indexed, HIDDEN_QUESTION, data=hidden_folder)
+    assert local.hits and local.hits[0].chunk.collection == "default"  # its own corpus
+    assert search_runbooks(indexed, HIDDEN_QUESTION, data=hidden_folder, principal=ALICE).hits == []
+    answer = ask(HIDDEN_QUESTION, [], ChatConfig(data=hidden_folder, principal=ALICE), indexed)
+    assert answer.flags.insufficient_evidence and HIDDEN_MARKER not in answer.model_dump_json()
+    assert search_runbooks(
+        indexed, NETWORK_QUESTION, data=indexed.runbooks_dir, principal=ALICE
+    ).hits

@@ -90,6 +90,7 @@ def test_chat_as_a_restricted_user_gets_the_ordinary_refusal(env):
     at = AppTest.from_file(CHAT, default_timeout=120).run()
     # the index status counts what alice may see (the public and the network runbook)
     assert any("文書 2 件" in i.value for i in at.sidebar.info)
+    assert at.sidebar.text_input(key="chat_folder").disabled  # other folders are the admins'
     at.chat_input[0].set_value(HIDDEN_QUESTION).run()
     assert not at.exception
     shown = everything_shown(at)
@@ -125,6 +126,7 @@ def test_admins_are_told_about_a_manifest_that_cannot_be_read(env, world):
     try:
         env(LOCAL)  # no sign-in: the local admin
         at = AppTest.from_file(CHAT, default_timeout=120).run()
+        assert not at.sidebar.text_input(key="chat_folder").disabled
         assert any(
             "collections.yaml" in w.value and "読み込めません" in w.value
             for w in at.sidebar.warning
