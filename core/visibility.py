@@ -5,12 +5,15 @@ whose passages include a runbook outside the viewer's collections is withheld fr
 (its answer text quotes the passage; its excerpts are the passage): the audit drill-down does not
 show the record, question-set runs and evaluation results show ``WITHHELD`` instead of the answer
 and drop its citations. ``allowed`` is the viewer's collections (``None``: everything, as for
-``LOCAL`` and admins, ``core.collections``). Wikipedia answers are not collection-scoped.
+``LOCAL`` and admins, ``core.collections``); collections are those of the configured runbook
+folder (``folder``), so an answer given from another folder is withheld from a restricted
+viewer too. Wikipedia answers are not collection-scoped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.collections import collection_of
@@ -32,10 +35,24 @@ def cites_hidden(files: Iterable[str], allowed: Collection[str] | None) -> bool:
     return any(collection_of(f) not in allowed for f in files if f)
 
 
-def visible_audit_record(record: AuditRecord, allowed: Collection[str] | None) -> bool:
+def _other_folder(data: object, folder: Path | None) -> bool:
+    """Whether an answer's runbook folder (as stored) is not the configured one."""
+    if folder is None or not data:
+        return False
+    try:
+        return Path(str(data)).expanduser().resolve() != folder.expanduser().resolve()
+    except (OSError, RuntimeError):
+        return True
+
+
+def visible_audit_record(
+    record: AuditRecord, allowed: Collection[str] | None, folder: Path | None = None
+) -> bool:
     """Whether the viewer may see this audit record (answer and excerpts)."""
     if allowed is None or record.page != RUNBOOK_PAGE:
         return True
+    if _other_folder(record.search_config.get("data"), folder):
+        return False
     return not cites_hidden((hit.file for hit in record.search_results), allowed)
 
 
@@ -58,14 +75,17 @@ def redact_question_set_run(run: RunFile, allowed: Collection[str] | None) -> Ru
     return run.model_copy(update={"records": records})
 
 
-def redact_evaluation_run(run: EvaluationRun, allowed: Collection[str] | None) -> EvaluationRun:
+def redact_evaluation_run(
+    run: EvaluationRun, allowed: Collection[str] | None, folder: Path | None = None
+) -> EvaluationRun:
     """The evaluation as the viewer may see it: withheld cases where a hidden runbook was used
     (answer, citations, check details and the judge's reasoning all quote the passages)."""
     if allowed is None or run.settings.get("target", RUNBOOK_TARGET) != RUNBOOK_TARGET:
         return run
+    elsewhere = _other_folder(run.settings.get("runbooks_dir"), folder)
     results = []
     for case in run.results:
-        if cites_hidden(_files(case.citations), allowed):
+        if elsewhere or cites_hidden(_files(case.citations), allowed):
             scores = case.scores.model_copy(update={"reasoning": ""}) if case.scores else None
             checks = [c.model_copy(update={"detail": ""}) for c in case.checks]
             case = case.model_copy(

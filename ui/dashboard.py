@@ -284,7 +284,7 @@ def render_audit_drilldown(
     if record is None:
         st.warning("この記録を読み込めませんでした（ファイルが変更された可能性があります）。")
         return
-    if not visible_audit_record(record, allowed):
+    if not visible_audit_record(record, allowed, settings.runbooks_dir):
         st.info("この記録は、閲覧できるコレクションの外の手順書を含むため表示しません。")
         return
     render_audit_record(record)

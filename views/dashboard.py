@@ -49,7 +49,7 @@ with tab_audit:
 with tab_eval:
     runs, problems = load_results(settings.eval_dir)
     runs = [
-        (p, redact_evaluation_run(r, allowed))
+        (p, redact_evaluation_run(r, allowed, settings.runbooks_dir))
         for p, r in runs
         if start.isoformat() <= r.created_at[:10] <= end.isoformat()
     ]
