@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import WorkbenchError
+from core.private import private_dir
 
 KEY_BYTES = 32
 ENV_KEY_ID = "env"
@@ -40,7 +41,7 @@ def keys_dir_for(logs_dir: Path) -> Path:
 
 def _write_private(path: Path, text: str) -> None:
     """Write ``text`` atomically with mode 0600 in a 0700 folder."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -48,6 +49,9 @@ def _write_private(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+write_private = _write_private  # for other modules: offsets, manifests
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +91,9 @@ class KeyRing:
                     "鍵を保管場所から戻すか、WB_AUDIT_KEY で指定してください。"
                 )
             ring = cls("k1", {"k1": secrets.token_bytes(KEY_BYTES)}, path)
-            ring.save()
-            return ring
+            if ring._create():
+                return ring
+            # Another process created the ring first: use that one (never two first keys).
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             keys = {str(k): bytes.fromhex(v) for k, v in data["keys"].items()}
@@ -101,6 +106,21 @@ class KeyRing:
         if current not in keys or bad:
             raise AuditKeyError(f"監査ログの鍵（{path}）の内容が不正です（鍵 {bad or current}）。")
         return cls(current, keys, path)
+
+    def _create(self) -> bool:
+        """Write a new ring only if none exists (atomic, no overwrite); False when one did."""
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
+        data = {"current": self.current, "keys": {k: v.hex() for k, v in self.keys.items()}}
+        _write_private(tmp, json.dumps(data, indent=2))
+        try:
+            os.link(tmp, self.path)  # fails when the ring exists: concurrent first runs agree
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def save(self) -> None:
         if self.path is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from core.danger import DangerMatch, detect
@@ -92,10 +93,20 @@ GENERIC_WORDS = {
 }  # fmt: skip
 
 
+def is_blank_question(question: str) -> bool:
+    """Nothing visible: whitespace, zero-width and other format or control characters only."""
+    return all(ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs") for ch in question)
+
+
+def has_no_words(question: str) -> bool:
+    """Visible but without a letter or digit in any script (emoji, marks, punctuation only)."""
+    return not any(ch.isalnum() for ch in question)
+
+
 def detect_ambiguous_query(question: str, tokenizer: Tokenizer) -> bool:
     """True when the question lacks a specific object (the design's three criteria)."""
     text = question.strip()
-    if len(text) < 5:
+    if len(text) < 5 or has_no_words(text):
         return True
     stripped = _FILLER.sub("", text.lower())
     if not stripped or stripped in INTERROGATIVES:
@@ -120,7 +131,15 @@ def detect_ambiguous_query(question: str, tokenizer: Tokenizer) -> bool:
 # Fitted by ``python -m bench.evidence --fit`` on eval/evidence_calibration.json (Japanese
 # questions over the sample runbooks, and Japanese->English, English->Japanese and
 # English->English groups); leave-one-out error per language pair is printed there.
-EVIDENCE_FEATURES = ("cosine", "coverage", "bm25", "cross", "cross_cosine")
+EVIDENCE_FEATURES = (
+    "cosine",
+    "coverage",
+    "bm25",
+    "cross",
+    "cross_cosine",
+    "cross_coverage",
+    "margin",
+)
 EVIDENCE_WEIGHTS = {
     "bias": -61.79,
     "cosine": 67.62,
@@ -128,7 +147,20 @@ EVIDENCE_WEIGHTS = {
     "bm25": 0.9,
     "cross": 2.57,
     "cross_cosine": 3.36,
+    "cross_coverage": 0.0,
+    "margin": 0.0,
 }
+MARGIN_FROM, MARGIN_TO = 4, 20  # the cosines the best one is compared with (ranks 5-20)
+
+
+def cosine_margin(cosines: list[float]) -> float:
+    """How far the best passage stands out of the corpus: its cosine minus the mean cosine of
+    the vector candidates ranked 5 to 20 (of what there is, in a small corpus). Raw cosines
+    shift with the language pair and the corpus; the margin is measured against the corpus."""
+    if not cosines:
+        return 0.0
+    rest = cosines[MARGIN_FROM:MARGIN_TO] or cosines[1:] or cosines
+    return max(0.0, cosines[0] - sum(rest) / len(rest))
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +169,8 @@ class EvidenceGrade:
     cosine: float
     coverage: float | None  # None: no top passage shares the question's script
     bm25: float
+    translated: float | None = None  # across scripts: coverage of the glossary translations
+    margin: float = 0.0
 
     @property
     def sufficient(self) -> bool:
@@ -144,7 +178,9 @@ class EvidenceGrade:
 
     @property
     def features(self) -> dict[str, float]:
-        return evidence_features(self.cosine, self.coverage, self.bm25)
+        return evidence_features(
+            self.cosine, self.coverage, self.bm25, self.translated, self.margin
+        )
 
     def as_dict(self) -> dict[str, float | bool]:
         return {
@@ -153,6 +189,8 @@ class EvidenceGrade:
             "coverage": round(self.coverage or 0.0, 4),
             "bm25": round(self.bm25, 4),
             "cross_language": self.coverage is None,
+            "translated_coverage": round(self.translated or 0.0, 4),
+            "margin": round(self.margin, 4),
         }
 
 
@@ -167,8 +205,15 @@ def term_coverage(query_tokens: list[str], passage_tokens: list[tuple[str, ...]]
     return len(wanted & have) / len(wanted)
 
 
-def evidence_features(cosine: float, coverage: float | None, bm25: float) -> dict[str, float]:
-    """The model's inputs (``EVIDENCE_FEATURES``); ``coverage`` None means across scripts."""
+def evidence_features(
+    cosine: float,
+    coverage: float | None,
+    bm25: float,
+    translated: float | None = None,
+    margin: float = 0.0,
+) -> dict[str, float]:
+    """The model's inputs (``EVIDENCE_FEATURES``); ``coverage`` None means across scripts, where
+    ``translated`` (None: the question has no glossary term) stands in for it."""
     cross = coverage is None
     return {
         "cosine": cosine,
@@ -176,11 +221,19 @@ def evidence_features(cosine: float, coverage: float | None, bm25: float) -> dic
         "bm25": math.log1p(max(0.0, bm25)),
         "cross": 1.0 if cross else 0.0,
         "cross_cosine": cosine if cross else 0.0,
+        "cross_coverage": (translated or 0.0) if cross else 0.0,
+        "margin": margin,
     }
 
 
-def grade_evidence(cosine: float, coverage: float | None, bm25: float) -> EvidenceGrade:
+def grade_evidence(
+    cosine: float,
+    coverage: float | None,
+    bm25: float,
+    translated: float | None = None,
+    margin: float = 0.0,
+) -> EvidenceGrade:
     w = EVIDENCE_WEIGHTS
-    f = evidence_features(cosine, coverage, bm25)
+    f = evidence_features(cosine, coverage, bm25, translated, margin)
     z = w["bias"] + sum(w[name] * f[name] for name in EVIDENCE_FEATURES)
-    return EvidenceGrade(1.0 / (1.0 + math.exp(-z)), cosine, coverage, bm25)
+    return EvidenceGrade(1.0 / (1.0 + math.exp(-z)), cosine, coverage, bm25, translated, margin)

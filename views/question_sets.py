@@ -19,7 +19,7 @@ from core.question_sets.runner import list_runs, read_run, run_question_set
 from core.question_sets.targets import TARGET_LABELS, make_target
 from core.runbooks import visible_collections
 from core.visibility import redact_question_set_run
-from ui.access import current_principal
+from ui.auth import require
 from ui.question_set_generation import generation_form, pool_picker, show_generation
 from ui.question_set_runs import choose_two_runs, render_comparison, render_run
 from ui.question_sets import (
@@ -36,8 +36,8 @@ from ui.question_sets import (
 )
 from ui.resources import settings as get_settings
 
+principal = require("reviewer")
 settings = get_settings()
-principal = current_principal()
 # runs (this user's or anyone's) show no answer that used a runbook outside their collections
 allowed = visible_collections(settings, None, principal)
 state = st.session_state
@@ -163,7 +163,9 @@ with tab_run:
                     )
 
                 try:
-                    result = run_question_set(question_set, target, settings, progress=progress)
+                    result = run_question_set(
+                        question_set, target, settings, progress=progress, principal=principal
+                    )
                 except WorkbenchError as exc:
                     st.error(exc.user_message)
                 else:

@@ -9,13 +9,14 @@ from core.errors import WorkbenchError
 from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask, open_section
 from core.runbooks import index_runbooks, runbook_folder, runbook_stats
 from core.schemas.answer import Answer
-from ui.access import current_principal
+from ui.auth import require
 from ui.citations import render_answer
 from ui.resources import settings as get_settings
 from ui.resources import shown_time
 
+principal = require("operator")
+admin = principal.allows("admin")  # the data folder and rebuilds are the administrator's
 settings = get_settings()
-principal = current_principal()
 state = st.session_state
 state.setdefault("chat_session_id", f"st-{uuid.uuid4().hex[:12]}")
 state.setdefault("chat_messages", [])  # [{"question": str, "answer": Answer}]
@@ -27,11 +28,10 @@ st.warning("⚠️ 機密情報の入力は禁止されています")
 with st.sidebar:
     st.header("検索設定")
     default_folder = str(settings.runbooks_dir)
-    folder_text = st.text_input(
-        "手順書フォルダ",
-        value=default_folder,
-        key="chat_folder",
-        disabled=not principal.allows("admin"),  # other folders are the admins' (collections)
+    folder_text = (
+        st.text_input("手順書フォルダ", value=default_folder, key="chat_folder")
+        if admin
+        else default_folder
     )
     k = st.number_input("検索件数 k", min_value=1, max_value=20, value=4, step=1, key="chat_k")
     bm25_weight = st.slider(
@@ -45,7 +45,9 @@ with st.sidebar:
     except WorkbenchError as exc:
         st.error(exc.user_message)
 
-    rebuild = st.button("インデックス再構築", disabled=folder is None, use_container_width=True)
+    rebuild = admin and st.button(
+        "インデックス再構築", disabled=folder is None, use_container_width=True
+    )
     status_box = st.container()
 
 if folder is not None and rebuild:

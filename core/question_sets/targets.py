@@ -10,7 +10,7 @@ its audit records can be told from operators' questions.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from core.access import LOCAL, Principal
@@ -98,7 +98,8 @@ def make_target(
     principal: Principal = LOCAL,
 ) -> Target:
     """The pipeline ``name`` of ``pipelines`` (default ``core.pipelines.PIPELINES``) as a target,
-    asked as ``principal`` (the runbook pipeline searches only their collections).
+    asked as ``principal`` (its audit records name them; the runbook pipeline searches only
+    their collections).
 
     TargetUnavailableError (Japanese) when there is no such pipeline.
     """
@@ -108,7 +109,9 @@ def make_target(
         raise TargetUnavailableError(
             f"実行先「{name}」はありません（{', '.join(pipelines)} のいずれか）。"
         )
-    config = pipeline.config_for(RUN_SESSION_ID, principal=principal)
+    config = pipeline.config_for(RUN_SESSION_ID)
+    if is_dataclass(config) and "principal" in {f.name for f in fields(config)}:
+        config = replace(config, principal=principal)
     return FunctionTarget(name, lambda text: pipeline(text, [], config, settings))
 
 

@@ -263,7 +263,7 @@ def ask(
     answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
     answer.processing_time_sec = round(answer.timings_ms["total"] / 1000, 4)
     if config.write_audit:
-        record_answer(settings, answer, config.session_id)
+        record_answer(settings, answer, config.session_id, config.principal)
     return answer
 
 

@@ -51,7 +51,7 @@ collections:
     groups: [mal-team]
 """
 
-ALICE = Principal(subject="alice-sub", name="alice", role="operator", groups=("net-team",), signed_in=True)  # fmt: skip
+ALICE = Principal(subject="alice-sub", name="alice", role="reviewer", groups=("net-team",), signed_in=True)  # fmt: skip
 BOB = Principal(subject="bob-sub", name="bob", role="reviewer", groups=("mal-team",), signed_in=True)  # fmt: skip
 
 

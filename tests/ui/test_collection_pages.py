@@ -1,8 +1,9 @@
 """Runbook collections in the pages (AppTest): the chat, the question-set run and the dashboard's
 drill-downs show a restricted user nothing of a runbook outside their collections.
 
-The pages ask ``ui.access.current_principal()`` who the session runs as; the tests set it the
-way sign-in will (a signed-in ``Principal``) by replacing that one function.
+The pages ask ``ui.auth`` who the session runs as (``require(role)``, from ``st.user``); the
+tests give them a signed-in ``Principal`` by replacing ``ui.auth.signed_in`` (the sign-in itself
+is tested with a real provider in ``tests/ui/test_auth_pages.py`` and the browser test).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def env(monkeypatch, world):
     monkeypatch.setenv("WB_ALLOWED_ROOTS", json.dumps([str(root)]))
 
     def run_as(principal):
-        monkeypatch.setattr("ui.access.current_principal", lambda: principal)
+        monkeypatch.setattr("ui.auth.signed_in", lambda settings=None: principal)
 
     return run_as
 
@@ -90,7 +91,7 @@ def test_chat_as_a_restricted_user_gets_the_ordinary_refusal(env):
     at = AppTest.from_file(CHAT, default_timeout=120).run()
     # the index status counts what alice may see (the public and the network runbook)
     assert any("文書 2 件" in i.value for i in at.sidebar.info)
-    assert at.sidebar.text_input(key="chat_folder").disabled  # other folders are the admins'
+    assert not [t for t in at.sidebar.text_input if t.key == "chat_folder"]  # admins' only
     at.chat_input[0].set_value(HIDDEN_QUESTION).run()
     assert not at.exception
     shown = everything_shown(at)
@@ -126,7 +127,7 @@ def test_admins_are_told_about_a_manifest_that_cannot_be_read(env, world):
     try:
         env(LOCAL)  # no sign-in: the local admin
         at = AppTest.from_file(CHAT, default_timeout=120).run()
-        assert not at.sidebar.text_input(key="chat_folder").disabled
+        assert at.sidebar.text_input(key="chat_folder").value
         assert any(
             "collections.yaml" in w.value and "読み込めません" in w.value
             for w in at.sidebar.warning
