@@ -4,6 +4,8 @@ Commands:
   index runbooks [--data DIR]      build or update the runbook indexes (incremental)
   search "QUERY" [--k N] [--fusion weighted|rrf] [--weights KW,SEM,GRAPH] [--json]
   ask "QUESTION" [--k N] [--bm25-weight W] [--data DIR] [--json]
+    (search, ask, qset run and eval run take --user NAME --groups a,b [--role ROLE]: run as
+    that user, seeing only the runbook collections of those groups; without them: local)
   inspect FILE [--json]            how a document is read: title, heading tree, chunks
   audit verify [--date YYYY-MM-DD]   exit 0 intact, 1 tampered, 2 could not check
   audit verify --against FILE       the local log against the SIEM's exported copy (JSONL)
@@ -58,6 +60,38 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_principal_options(parser: argparse.ArgumentParser) -> None:
+    """``--user NAME --groups a,b [--role operator]``: run as a given user (default: local)."""
+    group = parser.add_argument_group("実行するユーザー（既定: local = すべてのコレクション）")
+    group.add_argument(
+        "--user", default=None, help="ユーザー名（サインインしたユーザーとして実行）"
+    )
+    group.add_argument(
+        "--groups", default=None, help="所属グループ（カンマ区切り、例: soc-network,soc-leads）"
+    )
+    group.add_argument(
+        "--role", default=None, help="ロール operator / reviewer / admin（既定: operator）"
+    )
+
+
+def principal_from_args(args: argparse.Namespace):  # -> core.access.Principal
+    """The principal of ``--user`` / ``--groups`` / ``--role``; ``LOCAL`` without them."""
+    from core.access import LOCAL, ROLES, Principal
+
+    user = (getattr(args, "user", None) or "").strip()
+    groups_text = getattr(args, "groups", None)
+    role = getattr(args, "role", None)
+    if not user:
+        if groups_text is not None or role is not None:
+            raise WorkbenchError("--groups と --role は --user と一緒に指定してください。")
+        return LOCAL
+    role = (role or "operator").strip()
+    if role not in ROLES:
+        raise WorkbenchError(f"--role は {' / '.join(ROLES)} のいずれかにしてください: {role}")
+    groups = tuple(dict.fromkeys(g.strip() for g in (groups_text or "").split(",") if g.strip()))
+    return Principal(subject=user, name=user, role=role, groups=groups, signed_in=True)
+
+
 def _weights(text: str | None) -> dict[str, float] | None:
     if not text:
         return None
@@ -85,6 +119,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         weights=_weights(args.weights),
         data=args.data,
         min_relevance=args.min_relevance,
+        principal=principal_from_args(args),
     )
     if args.json:
         print(
@@ -114,7 +149,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from core.runbook_chat import ChatConfig, ask
     from core.settings import get_settings
 
-    config = ChatConfig(k=args.k, bm25_weight=args.bm25_weight, data=args.data, session_id="cli")
+    config = ChatConfig(
+        k=args.k,
+        bm25_weight=args.bm25_weight,
+        data=args.data,
+        session_id="cli",
+        principal=principal_from_args(args),
+    )
     answer = ask(args.question, [], config, get_settings())
     if args.json:
         print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
@@ -294,6 +335,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_search.add_argument("--min-relevance", type=float, default=0.0)
     p_search.add_argument("--data", type=Path, default=None)
     p_search.add_argument("--json", action="store_true")
+    add_principal_options(p_search)
     p_search.set_defaults(func=cmd_search)
 
     p_ask = sub.add_parser("ask", help="手順書チャットに質問する")
@@ -302,6 +344,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_ask.add_argument("--bm25-weight", type=float, default=0.6)
     p_ask.add_argument("--data", type=Path, default=None)
     p_ask.add_argument("--json", action="store_true")
+    add_principal_options(p_ask)
     p_ask.set_defaults(func=cmd_ask)
 
     p_inspect = sub.add_parser(

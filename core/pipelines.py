@@ -8,9 +8,10 @@ returns the same ``core.schemas.answer.Answer`` and never raises for bad input.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
+from core.access import LOCAL, Principal
 from core.runbook_chat import ChatConfig
 from core.runbook_chat import ask as ask_runbook
 from core.schemas.answer import Answer, Exchange
@@ -34,9 +35,16 @@ class Pipeline:
     ask: AskFn
     default_config: Callable[[], Any]
 
-    def config_for(self, session_id: str, *, write_audit: bool = True) -> Any:
-        """The default configuration, tagged so that its audit records can be told apart."""
-        return replace(self.default_config(), session_id=session_id, write_audit=write_audit)
+    def config_for(
+        self, session_id: str, *, write_audit: bool = True, principal: Principal = LOCAL
+    ) -> Any:
+        """The default configuration, tagged so that its audit records can be told apart, run
+        as ``principal`` (the runbook pipeline searches only the collections they may see)."""
+        config = self.default_config()
+        changes: dict[str, Any] = {"session_id": session_id, "write_audit": write_audit}
+        if any(f.name == "principal" for f in fields(config)):
+            changes["principal"] = principal
+        return replace(config, **changes)
 
     def __call__(
         self,

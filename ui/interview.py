@@ -7,6 +7,8 @@ nothing is rendered as raw HTML.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from core.access import LOCAL, Principal
@@ -25,16 +27,24 @@ NOTICES_KEY = "iv_notices"
 
 @st.cache_resource(show_spinner=False)
 def _interviewer(
-    state_root: str, llm_key: tuple, neo4j: str | None, corpus: str | None
+    state_root: str,
+    llm_key: tuple,
+    neo4j: str | None,
+    corpus: str | None,
+    principal: Principal = LOCAL,
 ) -> Interviewer:
     settings = Settings()
-    return Interviewer(settings, evidence=evidence_source(settings, corpus))
+    return Interviewer(settings, evidence=evidence_source(settings, corpus, principal))
 
 
-def interviewer(settings: Settings, corpus: str | None = None) -> Interviewer:
-    """One interviewer per configuration (state folder, LLM, graph, corpus), shared by reruns."""
+def interviewer(
+    settings: Settings, corpus: str | None = None, principal: Principal = LOCAL
+) -> Interviewer:
+    """One interviewer per configuration (state folder, LLM, graph, corpus, and who searches the
+    runbooks: their collections), shared by reruns."""
     llm_key = (settings.openai_base_url, bool(settings.openai_api_key), settings.chat_model)
-    return _interviewer(str(settings.state_root), llm_key, settings.neo4j_uri, corpus)
+    who = replace(principal, client=None)  # the client address does not change what is searched
+    return _interviewer(str(settings.state_root), llm_key, settings.neo4j_uri, corpus, who)
 
 
 def open_session(session_id: str, *, select: bool = True) -> None:

@@ -10,6 +10,8 @@ from core.evaluation.logs import audit_files, load_audit_log, log_day
 from core.evaluation.recall import load_recall_results, recall_dir
 from core.evaluation.results import load_results
 from core.evaluation.runs import load_question_set_runs
+from core.runbooks import visible_collections
+from core.visibility import redact_evaluation_run
 from ui import dashboard as ui
 from ui import dashboard_results as results
 from ui.auth import require
@@ -17,6 +19,8 @@ from ui.resources import settings as get_settings
 
 principal = require("reviewer")
 settings = get_settings()
+# drill-downs show nothing of a runbook outside the viewer's collections (None: all)
+allowed = visible_collections(settings, None, principal)
 
 st.title("📊 ダッシュボード")
 st.caption("監査ログ・評価結果・Recall@K・インタビュー KPI・質問セットの実行結果")
@@ -43,10 +47,14 @@ tab_audit, tab_eval, tab_recall, tab_interview, tab_qs = st.tabs(
 )
 with tab_audit:
     frame = filter_frame(log.frame, pages=pages, users=users)
-    ui.render_audit(log, frame, chain_status(log.files), settings)
+    ui.render_audit(log, frame, chain_status(log.files), settings, allowed)
 with tab_eval:
     runs, problems = load_results(settings.eval_dir)
-    runs = [(p, r) for p, r in runs if start.isoformat() <= r.created_at[:10] <= end.isoformat()]
+    runs = [
+        (p, redact_evaluation_run(r, allowed, settings.runbooks_dir))
+        for p, r in runs
+        if start.isoformat() <= r.created_at[:10] <= end.isoformat()
+    ]
     results.render_evaluation(runs, problems)
 with tab_recall:
     summary, long, problems = load_recall_results(recall_dir(settings.eval_dir), start, end)
@@ -54,4 +62,4 @@ with tab_recall:
 with tab_interview:
     results.render_interview(load_interview_kpis(settings.wal_dir, start, end))
 with tab_qs:
-    results.render_question_sets(load_question_set_runs(settings, start, end))
+    results.render_question_sets(load_question_set_runs(settings, start, end, allowed))

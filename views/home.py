@@ -12,7 +12,7 @@ principal = require("operator")
 st.title("🛡️ SOC ワークベンチ")
 st.caption("日本語 SOC チームのための手順書 RAG・Wikipedia QA・インタビュー・評価ダッシュボード")
 
-status = workbench_status(settings())
+status = workbench_status(settings(), principal)
 mode = (
     f"LLM（{status.chat_model}）"
     if status.answer_mode == "llm"

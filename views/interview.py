@@ -57,7 +57,7 @@ with st.sidebar:
     corpus = {"手順書": "runbooks", "Wikipedia": "wiki"}.get(corpus_label)
     start = st.button("開始", type="primary", key="iv_start")
 
-iv = interviewer(cfg, corpus=corpus)
+iv = interviewer(cfg, corpus=corpus, principal=principal)
 
 if start:
     try:

@@ -17,6 +17,8 @@ from core.question_sets.generation import GenerationError, generate_question_set
 from core.question_sets.golden import list_pools, load_pool
 from core.question_sets.runner import list_runs, read_run, run_question_set
 from core.question_sets.targets import TARGET_LABELS, make_target
+from core.runbooks import visible_collections
+from core.visibility import redact_question_set_run
 from ui.auth import require
 from ui.question_set_generation import generation_form, pool_picker, show_generation
 from ui.question_set_runs import choose_two_runs, render_comparison, render_run
@@ -36,6 +38,8 @@ from ui.resources import settings as get_settings
 
 principal = require("reviewer")
 settings = get_settings()
+# runs (this user's or anyone's) show no answer that used a runbook outside their collections
+allowed = visible_collections(settings, None, principal)
 state = st.session_state
 state.setdefault("qs_editor", Editor())
 state.setdefault("qs_generation", None)  # {"error": str | None, "report": GenerationReport | None}
@@ -169,7 +173,7 @@ with tab_run:
                     st.success(f"実行しました。保存先: {result.path}")
     if state.qs_last_run:
         try:
-            render_run(read_run(state.qs_last_run))
+            render_run(redact_question_set_run(read_run(state.qs_last_run), allowed))
         except WorkbenchError as exc:
             st.error(exc.user_message)
 
@@ -178,7 +182,10 @@ with tab_compare:
     pair = choose_two_runs([str(p) for p in list_runs(settings)[:100]])
     if pair is not None:
         try:
-            comparison = diff_runs(read_run(pair[0]), read_run(pair[1]))
+            comparison = diff_runs(
+                redact_question_set_run(read_run(pair[0]), allowed),
+                redact_question_set_run(read_run(pair[1]), allowed),
+            )
         except WorkbenchError as exc:
             st.error(exc.user_message)
         else:

@@ -4,9 +4,10 @@ import uuid
 
 import streamlit as st
 
+from core.collections import load_rules
 from core.errors import WorkbenchError
 from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask_stream, open_section
-from core.runbooks import index_runbooks, runbook_corpus, runbook_folder
+from core.runbooks import index_runbooks, runbook_folder, runbook_stats
 from core.schemas.answer import Answer
 from ui.auth import require
 from ui.citations import render_answer, stream_answer
@@ -66,7 +67,7 @@ if folder is not None and rebuild:
 
 if folder is not None:
     try:
-        stats = runbook_corpus(settings, folder).stats()
+        stats = runbook_stats(settings, folder, principal)
         with status_box:
             if stats["chunks"]:
                 st.info(
@@ -77,10 +78,15 @@ if folder is not None:
                 st.info("インデックスは未構築です。最初の質問のときに構築します。")
     except WorkbenchError as exc:
         status_box.error(exc.user_message)
+    if principal.allows("admin"):  # a collection manifest that cannot be read: admins are told
+        for problem in load_rules(folder).problems:
+            status_box.warning(problem)
 
 
 def open_cited(citation):
-    return open_section(settings, folder, citation.chunk_id, citation.file, citation.doc_hash)
+    return open_section(
+        settings, folder, citation.chunk_id, citation.file, citation.doc_hash, principal
+    )
 
 
 # --- chat -----------------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def format_report(run: EvaluationRun, path: Path) -> str:
 
 
 def cmd_eval_run(args: argparse.Namespace) -> int:
-    from core.__main__ import _progress_bar
+    from core.__main__ import _progress_bar, principal_from_args
     from core.evaluation.dataset import load_dataset
     from core.evaluation.runner import run_evaluation
     from core.settings import get_settings
@@ -116,6 +116,7 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
             out=args.out,
             resume=args.resume,
             progress=update,
+            principal=principal_from_args(args),
         )
     finally:
         if bar is not None:
@@ -154,4 +155,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--resume", action="store_true", help="中断した同じ日の実行を再開する")
     p.add_argument("--json", action="store_true", help="結果を JSON で出力する")
+    from core.__main__ import add_principal_options
+
+    add_principal_options(p)
     p.set_defaults(func=cmd_eval_run)

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from core.access import LOCAL, Principal
 from core.errors import InputError, WorkbenchError
 from core.evaluation.checks import CheckResult, run_checks
 from core.evaluation.dataset import EvalCase, Turn, load_dataset
@@ -175,13 +176,15 @@ def run_evaluation(
     out: str | Path | None = None,
     resume: bool = False,
     progress: Progress | None = None,
+    principal: Principal = LOCAL,
 ) -> RunOutcome:
     """Run the dataset (default ``settings.eval_dataset``) and write the results file.
 
     ``judge_settings`` lets the judge use another chat model than the answers (default: the
     same settings). ``case_ids`` limits the run to some cases, in the dataset's order.
     ``target`` names the pipeline of ``pipelines`` that answers (the dataset's cases are
-    runbook questions); ``config`` defaults to its own, without audit records.
+    runbook questions); ``config`` defaults to its own, without audit records, run as
+    ``principal`` (the answers come from the runbook collections they may see).
     """
     pipeline = pipelines.get(target)
     if pipeline is None:
@@ -202,7 +205,7 @@ def run_evaluation(
         if unknown:
             raise InputError(f"データセットにないケース ID です: {', '.join(sorted(unknown))}")
         cases = [c for c in cases if c.id in wanted]
-    config = config or pipeline.config_for("eval", write_audit=False)
+    config = config or pipeline.config_for("eval", write_audit=False, principal=principal)
     path = Path(out) if out else results_path(settings, datetime.now().astimezone().date())
     done = {r.id: r for r in _resumable(path, sha256, judge)} if resume else {}
     run = EvaluationRun(
@@ -223,6 +226,7 @@ def run_evaluation(
                 for k, v in asdict(config).items()
                 if k not in ("session_id", "write_audit", "principal")
             },
+            "run_as": getattr(getattr(config, "principal", LOCAL), "name", LOCAL.name),
             "embedder": settings.embedder,
             "chat_model": settings.chat_model if settings.llm_enabled else None,
             "runbooks_dir": str(getattr(config, "data", None) or settings.runbooks_dir),

@@ -7,6 +7,7 @@ cannot be imported the result says so.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -15,6 +16,7 @@ import pandas as pd
 
 from core.errors import WorkbenchError
 from core.settings import Settings
+from core.visibility import redact_question_set_run
 
 
 @dataclass(slots=True)
@@ -30,9 +32,13 @@ def _day(text: str | None) -> str:
 
 
 def load_question_set_runs(
-    settings: Settings, start: date | None = None, end: date | None = None
+    settings: Settings,
+    start: date | None = None,
+    end: date | None = None,
+    allowed: Collection[str] | None = None,
 ) -> QuestionSetRuns:
-    """Runs started within [start, end] (UTC date of ``started_at``), newest first."""
+    """Runs started within [start, end] (UTC date of ``started_at``), newest first; answers that
+    used a runbook outside the ``allowed`` collections are withheld (``core.visibility``)."""
     try:
         from core.question_sets.runner import list_runs, read_run
     except ImportError as exc:
@@ -47,7 +53,7 @@ def load_question_set_runs(
     files = list_runs(settings)
     for path in files:
         try:
-            run = read_run(path)
+            run = redact_question_set_run(read_run(path), allowed)
         except WorkbenchError as exc:
             problems.append(exc.user_message)
             continue

@@ -19,10 +19,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from core.collections import collection_of
 from core.errors import InputError, PathNotAllowedError, SourceFileError
 from core.ingest.folder import (
     check_folder,
@@ -47,6 +48,10 @@ from core.text.chunking import CHUNKER_VERSION, chunk_document, vector_texts
 from core.text.entities import extract_entities
 
 Progress = Callable[[int, int, str], None]
+
+# The shape of the metadata runbook chunks carry (1: ``collection``). A build whose stored
+# chunks have another shape re-chunks everything, like a chunker or tokenizer change.
+RUNBOOK_METADATA_VERSION = 1
 
 
 @dataclass
@@ -193,6 +198,7 @@ def _embed(
                     "heading": c.heading,
                     "updated_at": c.updated_at,
                     "doc_hash": c.doc_hash,
+                    "collection": c.collection,
                     "document": text,
                 }
                 for c, _, text in batch
@@ -285,8 +291,18 @@ def _chunk_params(corpus: Corpus) -> str:
     spec = corpus.spec
     tokenizer = f"{corpus.tokenizer.name}.{corpus.tokenizer.version}"
     params = f"{spec.chunk_size}/{spec.chunk_overlap}/{tokenizer}/c{CHUNKER_VERSION}"
+    if spec.kind == "runbook":
+        params += f"/m{RUNBOOK_METADATA_VERSION}"
     params += f"/w{spec.vector_window}" if spec.vector_window else ""
     return params + (f"/h{spec.heading_weight}" if spec.heading_weight > 1 else "")
+
+
+def _with_metadata(corpus: Corpus, doc: Document, chunks: list[Chunk]) -> list[Chunk]:
+    """Runbook chunks carry their collection (the first folder of the document's path)."""
+    if corpus.spec.kind != "runbook":
+        return chunks
+    collection = collection_of(doc.doc_id)
+    return [replace(c, extra={**c.extra, "collection": collection}) for c in chunks]
 
 
 def _vector_units(chunk: Chunk, window: int) -> list[tuple[str, str]]:
@@ -321,6 +337,7 @@ def _apply(
     chunked: list[tuple[Document, int, list[Chunk]]] = []
     for doc, size in loaded:
         chunks = chunk_document(doc, corpus.spec.chunk_size, corpus.spec.chunk_overlap)
+        chunks = _with_metadata(corpus, doc, chunks)
         if not chunks:
             report.skipped.append((doc.doc_id, f"「{doc.doc_id}」には索引できる本文がありません。"))
             continue

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from core.access import LOCAL, Principal
 from core.errors import IndexStateError, WorkbenchError
 from core.interview.domains import SlotSpec
 from core.interview.extraction import SlotCandidate, candidate
@@ -50,14 +51,18 @@ class EvidenceSource(Protocol):
 
 
 class RunbookEvidence:
-    """The runbook corpus (the sample runbooks unless ``data`` names another folder)."""
+    """The runbook corpus (the sample runbooks unless ``data`` names another folder), searched
+    as ``principal`` (only the runbook collections they may see)."""
 
     name = "runbooks"
     label = "手順書コーパス"
 
-    def __init__(self, settings: Settings, data: str | Path | None = None) -> None:
+    def __init__(
+        self, settings: Settings, data: str | Path | None = None, principal: Principal = LOCAL
+    ) -> None:
         self.settings = settings
         self.data = data
+        self.principal = principal
 
     def search(self, query: str, limit: int) -> list[Evidence]:
         from core.runbooks import runbook_corpus, search_runbooks
@@ -67,7 +72,9 @@ class RunbookEvidence:
             raise IndexStateError(
                 "手順書インデックスが未構築です。`python -m core index runbooks` で構築してください。"
             )
-        outcome = search_runbooks(self.settings, query, limit=limit, data=self.data)
+        outcome = search_runbooks(
+            self.settings, query, limit=limit, data=self.data, principal=self.principal
+        )
         out = []
         for hit in outcome.hits:
             if hit.raw.get("bm25", 0.0) <= 0:  # no query term at all: not evidence
@@ -112,10 +119,13 @@ class WikiEvidence:
         ]
 
 
-def evidence_source(settings: Settings, corpus: str | None) -> EvidenceSource | None:
-    """The evidence source named on the CLI or the page: "runbooks", "wiki" or none."""
+def evidence_source(
+    settings: Settings, corpus: str | None, principal: Principal = LOCAL
+) -> EvidenceSource | None:
+    """The evidence source named on the CLI or the page: "runbooks" (searched as
+    ``principal``), "wiki" or none."""
     if corpus == "runbooks":
-        return RunbookEvidence(settings)
+        return RunbookEvidence(settings, principal=principal)
     if corpus == "wiki":
         return WikiEvidence(settings)
     return None

@@ -3,7 +3,7 @@
 qset validate FILE [--json]                 exit 0 when valid, 1 otherwise (errors with paths)
 qset generate --pool ID --ordinance-id ID [--name NAME] [--structure FILE]
               [--question-set-id ID] --out FILE [--report FILE] [--force]
-qset run FILE --target runbook|wiki [--json] [--resume RUN_FILE]
+qset run FILE --target runbook|wiki [--json] [--resume RUN_FILE] [--user U --groups a,b]
 qset diff RUN_A RUN_B [--json]              exit 0 when identical, 1 when they differ
 qset pools                                  list the Golden Question Pools and their checksums
 """
@@ -146,7 +146,9 @@ def _progress_bar():
 def cmd_run(args: argparse.Namespace) -> int:
     settings = _settings()
     qs = read_question_set(args.file)
-    target = make_target(args.target, settings)
+    from core.__main__ import principal_from_args
+
+    target = make_target(args.target, settings, principal=principal_from_args(args))
     bar, update = _progress_bar()
     try:
         result = run_question_set(qs, target, settings, progress=update, resume=args.resume)
@@ -245,6 +247,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--target", choices=sorted(TARGET_LABELS), required=True)
     r.add_argument("--json", action="store_true", help="実行結果を JSON で出力する")
     r.add_argument("--resume", type=Path, default=None, help="中断した実行結果ファイルから再開する")
+    from core.__main__ import add_principal_options
+
+    add_principal_options(r)
     r.set_defaults(func=cmd_run)
 
     d = qsub.add_parser("diff", help="2つの実行結果を質問ごとに比較する（差分ありは終了コード1）")

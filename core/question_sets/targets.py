@@ -98,7 +98,8 @@ def make_target(
     principal: Principal = LOCAL,
 ) -> Target:
     """The pipeline ``name`` of ``pipelines`` (default ``core.pipelines.PIPELINES``) as a target,
-    asking as ``principal`` (its audit records name them).
+    asked as ``principal`` (its audit records name them; the runbook pipeline searches only
+    their collections).
 
     TargetUnavailableError (Japanese) when there is no such pipeline.
     """

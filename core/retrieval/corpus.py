@@ -14,6 +14,7 @@ import logging
 import shutil
 import sqlite3
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,23 @@ class CorpusSpec:
     heading_weight: int = 1
 
 
+@dataclass(frozen=True, slots=True)
+class CollectionScope:
+    """The live chunks of some runbook collections, as the searcher filters by them.
+
+    ``keyword`` is a BM25 index over those chunks alone: hidden chunks are never candidates
+    and do not even weigh on the term statistics (IDF, average length), so the raw scores a
+    restricted user sees are those of a corpus without the hidden documents.
+    """
+
+    collections: frozenset[str]
+    chunk_ids: frozenset[str]
+    keyword: KeywordIndex
+
+
+_MAX_SCOPES = 64
+
+
 def open_graph_store(
     conn: sqlite3.Connection,
     neo4j_uri: str | None,
@@ -88,6 +106,7 @@ class Corpus:
         self._keyword: KeywordIndex | None = None
         self._keyword_generation = -1
         self._keyword_lock = threading.Lock()
+        self._scopes: dict[tuple[int, frozenset[str]], CollectionScope] = {}
         self._seal: IndexSeal | None = None
 
     @property
@@ -136,6 +155,22 @@ class Corpus:
                 index = self._load_keyword(generation)
                 self._keyword, self._keyword_generation = index, generation
             return self._keyword
+
+    def scope(self, collections: Collection[str]) -> CollectionScope:
+        """The chunks of ``collections`` and their own BM25 index (cached per generation)."""
+        key = (self.store.generation, frozenset(collections))
+        with self._keyword_lock:
+            cached = self._scopes.get(key)
+        if cached is not None:
+            return cached
+        rows = self.store.collection_tokens(key[1]) if key[1] else []
+        keyword = KeywordIndex([cid for cid, _ in rows], [tokens for _, tokens in rows])
+        scope = CollectionScope(key[1], frozenset(keyword.keys), keyword)
+        with self._keyword_lock:
+            if len(self._scopes) >= _MAX_SCOPES:
+                self._scopes.clear()
+            self._scopes[key] = scope
+        return scope
 
     @property
     def seal(self) -> IndexSeal:

@@ -19,6 +19,8 @@ class WorkbenchRetriever(BaseRetriever):
     weights: dict[str, float] = {"keyword": 0.4, "semantic": 0.6, "graph": 0.0}
     fusion: str = "weighted"
     min_relevance: float = 0.0
+    # the runbook collections to search (None: all; ``core.runbooks.visible_collections``)
+    collections: frozenset[str] | None = None
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
@@ -27,7 +29,7 @@ class WorkbenchRetriever(BaseRetriever):
         search_query = make_query(
             query, limit=self.k, min_relevance=self.min_relevance, weights=self.weights
         )
-        outcome = searcher.run(search_query, fusion=self.fusion)
+        outcome = searcher.run(search_query, fusion=self.fusion, collections=self.collections)
         docs = []
         for hit in outcome.hits:
             c = hit.chunk
@@ -41,6 +43,7 @@ class WorkbenchRetriever(BaseRetriever):
                         "heading": c.heading,
                         "updated_at": c.updated_at,
                         "doc_hash": c.doc_hash,
+                        "collection": c.collection,
                         "score": hit.score,
                         "bm25_score": hit.raw["bm25"],
                         "vector_score": hit.raw["cosine"],

@@ -2,7 +2,12 @@
 
 Each enabled strategy (keyword BM25, semantic vectors, graph mentions) is asked for a candidate
 floor (``settings.candidate_floor``, never fewer than offset + limit) with no score threshold;
-the lists are fused (weighted min-max by default, RRF on request), then filtered (file ids, date
+with ``collections`` given (the principal's runbook collections, ``core.collections``), a chunk
+outside them is never a candidate of any strategy: BM25 runs on an index of the allowed chunks
+alone (``Corpus.scope``), the vector store filters on the chunk's collection metadata (and the
+result is checked against the store), the graph is asked for allowed chunks only, so fusion,
+normalization, totalCount, focus, rerank, excerpts and the evidence grade never see a hidden
+chunk. Then the lists are fused (weighted min-max by default, RRF on request), then filtered (file ids, date
 range on ``updated_at``, ``minRelevance`` on the combined score), optionally re-scored by focus
 (``core.retrieval.focus``) and reranked, and cut to offset/limit. A corpus that embeds passage
 windows gives each chunk the cosine of its best window. Results carry highlights (offsets of the query terms in the returned text),
@@ -13,13 +18,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
 
-from core.retrieval.corpus import Corpus
+from core.retrieval.corpus import CollectionScope, Corpus
 from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
 from core.retrieval.hits import Hit
@@ -196,10 +201,13 @@ class Searcher:
         rerank: RerankConfig | None = None,
         focus_weight: float = 0.0,
         focus_top_k: int = 16,
+        collections: Collection[str] | None = None,
     ) -> SearchOutcome:
         """Search; ``focus_weight`` > 0 re-scores the fused top ``focus_top_k`` by focus
-        (``core.retrieval.focus``) before the optional rerank."""
+        (``core.retrieval.focus``) before the optional rerank. ``collections`` (None: all)
+        restricts every strategy to the chunks of those runbook collections."""
         started = time.perf_counter()
+        scope = None if collections is None else self.corpus.scope(collections)
         opts = query.options
         weights = {
             "keyword": opts.weights.keyword,
@@ -208,11 +216,14 @@ class Searcher:
         }
         wanted = wanted_strategies(opts.strategies, weights)
         floor = max(self.corpus.settings.candidate_floor, opts.offset + opts.limit)
-        ranked = self._rank(query, wanted, floor)
+        ranked = self._rank(query, wanted, floor, scope)
         if self.corpus.spec.kind == "runbook":  # one index for runbooks in both languages
             weights["keyword"] *= keyword_trust(ranked.keyword_share)
         combined, normalized = fuse(ranked.rankings, weights, fusion, rrf)
-        candidates = self._filter(self._hits(combined, normalized, ranked.rankings), query)
+        hits = self._hits(combined, normalized, ranked.rankings)
+        if scope is not None:  # every strategy filtered already; the store has the last word
+            hits = [h for h in hits if h.chunk.collection in scope.collections]
+        candidates = self._filter(hits, query)
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
@@ -240,8 +251,10 @@ class Searcher:
         return outcome
 
     # --- steps -----------------------------------------------------------------------
-    def _rank(self, query: SearchQuery, wanted: set[str], floor: int) -> _Rankings:
-        """Ask each wanted strategy for its ``floor`` best chunks, timing each."""
+    def _rank(
+        self, query: SearchQuery, wanted: set[str], floor: int, scope: CollectionScope | None
+    ) -> _Rankings:
+        """Ask each wanted strategy for its ``floor`` best chunks (of ``scope``), timing each."""
         corpus = self.corpus
         ranked = _Rankings()
         if "keyword" in wanted:
@@ -249,8 +262,10 @@ class Searcher:
             tokens = corpus.tokenizer.tokenize(query.text)
             if corpus.spec.kind == "runbook":  # runbooks come in both languages
                 tokens += corpus.tokenizer.tokenize(" ".join(cross_language_terms(query.text)))
-            ranked.rankings["keyword"] = corpus.keyword.search(tokens, floor)
-            ranked.keyword_share = corpus.keyword.known_share(tokens)
+            # a scope's own index: hidden chunks weigh on neither the scores nor the known share
+            keyword = corpus.keyword if scope is None else scope.keyword
+            ranked.rankings["keyword"] = keyword.search(tokens, floor)
+            ranked.keyword_share = keyword.known_share(tokens)
             ranked.times["keyword"] = (time.perf_counter() - t0) * 1000
         if "semantic" in wanted:
             t0 = time.perf_counter()
@@ -260,12 +275,14 @@ class Searcher:
             else:
                 vec = corpus.embedder.embed_query_vector(query.text)
             ranked.vector = vec
-            ranked.rankings["semantic"] = self._vector_ranking(vec, floor)
+            ranked.rankings["semantic"] = self._vector_ranking(vec, floor, scope)
             ranked.times["semantic"] = (time.perf_counter() - t0) * 1000
         if "graph" in wanted:
             t0 = time.perf_counter()
             entities = extract_query_entities(query.text)
-            ranked.rankings["graph"] = corpus.graph.search(entities, floor) if entities else []
+            allowed = None if scope is None else scope.chunk_ids
+            found = corpus.graph.search(entities, floor, allowed) if entities else []
+            ranked.rankings["graph"] = found
             ranked.times["graph"] = (time.perf_counter() - t0) * 1000
         return ranked
 
@@ -288,8 +305,11 @@ class Searcher:
         docs = {d: self._doc_text(d) for d in dict.fromkeys(h.chunk.doc_id for h in page)}
         return [self._item(h, terms, with_highlights, docs[h.chunk.doc_id]) for h in page]
 
-    def _vector_ranking(self, vec: np.ndarray, floor: int) -> list[tuple[str, float]]:
-        """The ``floor`` live chunks nearest to ``vec``, best first, with their cosine.
+    def _vector_ranking(
+        self, vec: np.ndarray, floor: int, scope: CollectionScope | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``floor`` live chunks nearest to ``vec`` (of ``scope``), best first, with their
+        cosine.
 
         A corpus that embeds passage windows scores each chunk by its best window; enough
         windows are fetched for ``floor`` distinct chunks at the usual window count.
@@ -302,12 +322,16 @@ class Searcher:
         corpus = self.corpus
         n = (floor + 16) * (WINDOW_FANOUT if corpus.spec.vector_window > 0 else 1)
         asked = n
+        where = None if scope is None else scope.collections
         live: dict[str, StoredChunk] = {}
         while True:
-            hits = corpus.vectors.query(vec, asked)
+            hits = corpus.vectors.query(vec, asked, where)
             # (window keys are mapped even when the settings changed since the build)
             wanted = [k for k in dict.fromkeys(chunk_vector_key(k) for k, _ in hits)]
-            live.update(corpus.store.chunks_by_vector_key([k for k in wanted if k not in live]))
+            found = corpus.store.chunks_by_vector_key([k for k in wanted if k not in live])
+            if scope is not None:  # the store has the last word on the collection
+                found = {k: sc for k, sc in found.items() if sc.chunk.chunk_id in scope.chunk_ids}
+            live.update(found)
             live_hits = [(k, s) for k, s in hits if chunk_vector_key(k) in live]
             if len(live_hits) >= n or len(hits) < asked:
                 break

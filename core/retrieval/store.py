@@ -269,6 +269,16 @@ class ChunkStore:
         )
         return [self._chunk_from_row(row) for row in cur]
 
+    def collection_tokens(self, collections: Iterable[str]) -> list[tuple[str, list[str]]]:
+        """(chunk id, BM25 tokens) of the live chunks of ``collections``, in row order."""
+        names = json.dumps(sorted(collections), ensure_ascii=False)
+        cur = self.conn.execute(
+            "SELECT chunk_id, tokens FROM chunks WHERE json_extract(extra, '$.collection')"
+            " IN (SELECT value FROM json_each(?)) ORDER BY row",
+            (names,),
+        )
+        return [(cid, json.loads(tokens)) for cid, tokens in cur]
+
     def live_vector_keys(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT vector_key FROM chunks")}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -34,8 +34,12 @@ class VectorIndex(Protocol):
     def delete(self, keys: Sequence[str]) -> None:
         """Remove ``keys`` (unknown keys are ignored)."""
 
-    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        """The ``n`` nearest keys with their cosine similarity, best first."""
+    def query(
+        self, vector: np.ndarray, n: int, collections: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``n`` nearest keys with their cosine similarity, best first; ``collections``
+        may restrict them to vectors of those runbook collections (a backend without metadata
+        ignores it and the searcher filters)."""
 
     def keys(self) -> set[str]:
         """Every stored key (live or stale)."""
@@ -132,11 +136,21 @@ class ChromaVectorIndex:
         except Exception as exc:
             raise _chroma_error(exc) from exc
 
-    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+    def query(
+        self, vector: np.ndarray, n: int, collections: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``n`` nearest keys; with ``collections``, only vectors whose ``collection``
+        metadata is one of them (Chroma filters before the nearest-neighbour search)."""
+        where = None
+        if collections is not None:
+            if not collections:
+                return []
+            where = {"collection": {"$in": sorted(collections)}}
         try:  # n larger than the collection simply returns fewer ids
             res = self._col.query(
                 query_embeddings=[np.asarray(vector, dtype=np.float32)],
                 n_results=max(1, n),
+                where=where,
                 include=["distances"],
             )
         except Exception as exc:
@@ -248,7 +262,10 @@ class FaissVectorIndex:
         self._index, self._keys = index, list(keys)
         self._pos = {k: i for i, k in enumerate(self._keys)}
 
-    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+    def query(
+        self, vector: np.ndarray, n: int, collections: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``n`` nearest keys (no metadata here: the searcher filters ``collections``)."""
         with self._lock:
             if not self._keys:
                 return []

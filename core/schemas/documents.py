@@ -52,7 +52,13 @@ class Chunk:
     chunk_index: int
     updated_at: str
     doc_hash: str
-    extra: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, str] = field(default_factory=dict)  # index-time metadata ("collection")
+
+    @property
+    def collection(self) -> str:
+        """The runbook collection set at index time ("" for corpora without collections and for
+        chunks indexed before collections existed: visible to no restricted principal)."""
+        return self.extra.get("collection", "")
 
     @property
     def heading(self) -> str:

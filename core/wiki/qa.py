@@ -70,6 +70,7 @@ class WikiConfig:
     use_llm: bool | None = None  # None: the LLM when one is configured
     session_id: str = "cli"
     write_audit: bool = True
+    # who asks (attribution only: Wikipedia QA is not scoped by runbook collections)
     principal: Principal = LOCAL
     llm: Any = None  # an LLMPort (tests inject a fake); None: the settings' port
 

@@ -247,7 +247,7 @@ def test_run_exits_1_when_a_question_failed_and_keeps_the_run(tmp_path, cli, mon
         raise IndexStateError("Wikipedia インデックスは未構築です。")
 
     monkeypatch.setattr(
-        qset_cli, "make_target", lambda name, settings: FunctionTarget(name, failing)
+        qset_cli, "make_target", lambda name, settings, **_: FunctionTarget(name, failing)
     )
     path = tmp_path / "set.json"
     path.write_bytes(valid_bytes())
