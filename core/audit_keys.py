@@ -19,6 +19,7 @@ import hmac
 import json
 import os
 import secrets
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,16 +39,28 @@ def keys_dir_for(logs_dir: Path) -> Path:
     return Path(logs_dir).resolve().parent / "keys"
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Write ``text`` atomically with mode 0600 in a 0700 folder."""
+def _write_private(path: Path, text: str, *, exclusive: bool = False) -> bool:
+    """Write ``text`` atomically with mode 0600 in a 0700 folder. With ``exclusive``, only when
+    ``path`` does not exist yet (False, and nothing written, when another thread or process
+    created it first)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # a temporary name of this thread's own: threads of one process write side by side
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    if not exclusive:
+        os.replace(tmp, path)
+        return True
+    try:
+        os.link(tmp, path)  # atomic create-if-absent, complete content or nothing
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +100,10 @@ class KeyRing:
                     "鍵を保管場所から戻すか、WB_AUDIT_KEY で指定してください。"
                 )
             ring = cls("k1", {"k1": secrets.token_bytes(KEY_BYTES)}, path)
-            ring.save()
-            return ring
+            data = {"current": ring.current, "keys": {k: v.hex() for k, v in ring.keys.items()}}
+            if _write_private(path, json.dumps(data, indent=2), exclusive=True):
+                return ring
+            # another session signed its first record at the same moment: use its ring
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             keys = {str(k): bytes.fromhex(v) for k, v in data["keys"].items()}

@@ -13,6 +13,7 @@ import hashlib
 import shutil
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,12 +48,13 @@ def open_graph_store(
     neo4j_password: str | None,
     *,
     neo4j_database: str | None = None,
+    reader: Callable[[], sqlite3.Connection] | None = None,
 ) -> GraphStore:
     """Neo4j when ``neo4j_uri`` is set (an unreachable server is an ``IndexStateError``),
-    otherwise the SQLite graph inside ``conn``'s database."""
+    otherwise the SQLite graph inside ``conn``'s database (reads through ``reader``)."""
     if neo4j_uri:
         return Neo4jGraphStore(neo4j_uri, neo4j_user, neo4j_password, neo4j_database)
-    return SQLiteGraphStore(conn)
+    return SQLiteGraphStore(conn, reader)
 
 
 class Corpus:
@@ -68,11 +70,15 @@ class Corpus:
         self.store = ChunkStore(self.dir / "corpus.sqlite")
         self._check_embedder()
         self._vectors: VectorIndex | None = None
+        store = self.store
         self.graph: GraphStore = open_graph_store(
-            self.store.conn, settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password
+            store.conn,
+            settings.neo4j_uri,
+            settings.neo4j_user,
+            settings.neo4j_password,
+            reader=lambda: store.reader,
         )
-        self._keyword: KeywordIndex | None = None
-        self._keyword_generation = -1
+        self._keywords: dict[int, KeywordIndex] = {}  # generation -> index (the newest two)
         self._keyword_lock = threading.Lock()
 
     @property
@@ -109,17 +115,28 @@ class Corpus:
     # --- keyword index (derived from the store, cached per generation) ------------------
     @property
     def keyword(self) -> KeywordIndex:
-        generation = self.store.generation
+        """The keyword index of the live generation."""
+        with self.store.snapshot() as generation:
+            return self.keyword_at(generation)
+
+    def keyword_at(self, generation: int) -> KeywordIndex:
+        """The keyword index of ``generation``; call it inside ``store.snapshot()`` holding that
+        generation. The two newest are kept, so searches that started before a build finish on
+        their own generation while the next ones use the new one."""
         with self._keyword_lock:
-            if self._keyword is None or self._keyword_generation != generation:
+            index = self._keywords.get(generation)
+            if index is None:
                 path = self.dir / "bm25.pkl"
                 index = KeywordIndex.load(path, generation)
                 if index is None:
                     rows = list(self.store.iter_chunks())
                     index = KeywordIndex([r.chunk.chunk_id for r in rows], [r.tokens for r in rows])
-                    index.save(path, generation)
-                self._keyword, self._keyword_generation = index, generation
-            return self._keyword
+                    if generation >= max(self._keywords, default=generation):
+                        index.save(path, generation)
+                self._keywords[generation] = index
+                for old in sorted(self._keywords)[:-2]:
+                    del self._keywords[old]
+            return index
 
     def stats(self) -> dict[str, object]:
         stats = self.store.stats()

@@ -64,6 +64,7 @@ class SearchOutcome:
     rerank_fallback: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     query_vector: np.ndarray | None = None  # reused by answerers (the embedding is the cost)
+    generation: int | None = None  # the store generation every hit was read from
 
 
 def _parse_ts(value: str) -> datetime | None:
@@ -184,6 +185,21 @@ class Searcher:
     ) -> SearchOutcome:
         """Search; ``focus_weight`` > 0 re-scores the fused top ``focus_top_k`` by focus
         (``core.retrieval.focus``) before the optional rerank."""
+        # One generation for the whole search: a build that commits meanwhile is seen by the
+        # next search, never by half of this one.
+        with self.corpus.store.snapshot() as generation:
+            return self._run(query, fusion, rrf, rerank, focus_weight, focus_top_k, generation)
+
+    def _run(
+        self,
+        query: SearchQuery,
+        fusion: str,
+        rrf: RRFConfig | None,
+        rerank: RerankConfig | None,
+        focus_weight: float,
+        focus_top_k: int,
+        generation: int,
+    ) -> SearchOutcome:
         started = time.perf_counter()
         opts = query.options
         weights = {
@@ -193,13 +209,13 @@ class Searcher:
         }
         wanted = wanted_strategies(opts.strategies, weights)
         floor = max(self.corpus.settings.candidate_floor, opts.offset + opts.limit)
-        ranked = self._rank(query, wanted, floor)
+        ranked = self._rank(query, wanted, floor, generation)
         combined, normalized = fuse(ranked.rankings, weights, fusion, rrf)
         candidates = self._filter(self._hits(combined, normalized, ranked.rankings), query)
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
-        outcome.query_vector = ranked.vector
+        outcome.query_vector, outcome.generation = ranked.vector, generation
         apply_focus(candidates, query.text, focus_weight, focus_top_k)
         if opts.rerank_enabled:
             self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
@@ -222,14 +238,14 @@ class Searcher:
         return outcome
 
     # --- steps -----------------------------------------------------------------------
-    def _rank(self, query: SearchQuery, wanted: set[str], floor: int) -> _Rankings:
+    def _rank(self, query: SearchQuery, wanted: set[str], floor: int, generation: int) -> _Rankings:
         """Ask each wanted strategy for its ``floor`` best chunks, timing each."""
         corpus = self.corpus
         ranked = _Rankings()
         if "keyword" in wanted:
             t0 = time.perf_counter()
             tokens = corpus.tokenizer.tokenize(query.text)
-            ranked.rankings["keyword"] = corpus.keyword.search(tokens, floor)
+            ranked.rankings["keyword"] = corpus.keyword_at(generation).search(tokens, floor)
             ranked.times["keyword"] = (time.perf_counter() - t0) * 1000
         if "semantic" in wanted:
             t0 = time.perf_counter()
