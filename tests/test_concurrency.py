@@ -273,3 +273,43 @@ def test_first_questions_together_on_an_unbuilt_index_wait_for_one_build(tmp_pat
     assert [a.error for a in answers] == [None, None, None]
     assert all(a.citations for a in answers)
     assert runbook_corpus(settings, folder).store.generation == 1  # built once
+
+
+@pytest.mark.slow
+def test_serve_runs_one_embedding_thread_per_answer(tmp_path):
+    """`core serve` sizes OpenMP for sessions side by side (WB_SERVE_THREADS_PER_ANSWER)."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from core.settings import PROJECT_ROOT
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("WB_") and k != "OMP_NUM_THREADS"
+    }
+    env.update(WB_STATE_DIR=str(tmp_path / "state"), WB_SERVE_THREADS_PER_ANSWER="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core", "serve", "--no-index", "--port", str(port)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline, "the app did not start"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
+        assert b"OMP_NUM_THREADS=1" in environ
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
