@@ -362,14 +362,20 @@ def present_files(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
 
 
-def make_settings(folder: Path, state: Path, cache: Path = CACHE_DIR):
+def make_settings(folder: Path, state: Path, cache: Path = CACHE_DIR, source: Path | None = None):
+    """Settings for the bench. A subset folder holds symbolic links to the data set, which the
+    indexer follows only inside one allowed root: the root is then the folder holding both the
+    cache and the data set (the bench's own runs, never the app's settings)."""
     from core.settings import Settings
 
+    roots = [folder, folder.resolve(), cache.resolve()]
+    if source is not None and folder.resolve() != source.resolve():
+        roots = [Path(os.path.commonpath([cache.resolve(), source.resolve()]))]
     return Settings(
         _env_file=None,
         state_dir=state,
         runbooks_dir=folder,
-        allowed_roots=[folder, folder.resolve(), cache.resolve()],
+        allowed_roots=roots,
         openai_api_key=None,
         openai_base_url=None,
     )
@@ -489,7 +495,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     state = cache / "state" / f"{source.name}-{args.subset}"
     if args.rebuild and state.exists():
         shutil.rmtree(state)
-    settings = make_settings(folder, state, cache)
+    settings = make_settings(folder, state, cache, source)
 
     from core.runbooks import index_runbooks
 

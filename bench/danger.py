@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from core.danger import detect
-from core.ingest.indexer import scan_folder
+from core.ingest.folder import scan_folder
 from core.ingest.loaders import load_file
 from core.settings import Settings
 from core.text.chunking import chunk_document

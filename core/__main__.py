@@ -6,7 +6,9 @@ Commands:
   ask "QUESTION" [--k N] [--bm25-weight W] [--data DIR] [--json]
   inspect FILE [--json]            how a document is read: title, heading tree, chunks
   audit verify [--date YYYY-MM-DD]   exit 0 intact, 1 tampered, 2 could not check
+  audit verify --against FILE       the local log against the SIEM's exported copy (JSONL)
   audit rotate-key
+  audit ship [--destination NAME] [--follow]   forward records to the SIEM destinations
   serve [--address ADDR] [--port N]  check who could reach it, index, then start the app
 
 Errors print a Japanese message on stderr and exit non-zero.
@@ -22,6 +24,7 @@ import sys
 from pathlib import Path
 
 from core.errors import WorkbenchError
+from core.masking import install_log_masking
 
 
 def _progress_bar(desc: str):
@@ -158,6 +161,13 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
     settings = get_settings()
     logs_dir = settings.logs_dir
+    if args.against is not None:
+        from core.audit_against import verify_against
+
+        against = verify_against(logs_dir, args.against)
+        for message in against.messages_ja():
+            print(message, file=sys.stdout if against.exit_code == INTACT else sys.stderr)
+        return against.exit_code
     try:
         keys = keyring_for(settings, create=False)
     except AuditKeyError as exc:
@@ -194,6 +204,32 @@ def cmd_audit_rotate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit_ship(args: argparse.Namespace) -> int:
+    """One pass (or ``--follow``): 0 everything sent, 1 records left unsent, 2 nothing configured."""
+    import threading
+
+    from core.audit_ship import ship_all
+    from core.settings import get_settings
+
+    settings = get_settings()
+    if not settings.audit_ship_destinations:
+        print(
+            "送信先が設定されていません（WB_AUDIT_SHIP_DESTINATIONS。README「監査ログの SIEM 転送」）。",
+            file=sys.stderr,
+        )
+        return 2
+    stop = threading.Event()
+    while True:
+        reports = ship_all(settings, args.destination or None, stop=stop)
+        for report in reports:
+            for warning in report.warnings:
+                print(f"警告: {warning}", file=sys.stderr)
+            print(report.summary_ja(), file=sys.stdout if report.ok else sys.stderr)
+        if not args.follow:
+            return 0 if all(r.ok and not r.pending for r in reports) else 1
+        stop.wait(settings.audit_ship_interval_sec)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
 
@@ -220,9 +256,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     streamlit = [sys.executable, "-m", "streamlit", "run", str(app)]
     options = ["--server.address", address, "--server.port", str(port)]
     options += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    if settings.secrets_path is not None:  # Streamlit's st.login reads the same [auth]
+        options += ["--secrets.files", str(settings.secrets_path)]
+    # The client address rule is the app's (core.identity.client_address, WB_TRUSTED_PROXIES):
+    # stop uvicorn from rewriting the peer from X-Forwarded-For itself (it trusts loopback).
+    env = {**os.environ, "FORWARDED_ALLOW_IPS": ""}
     print(f"http://{address}:{port} で起動します。", file=sys.stderr)
     sys.stdout.flush()
-    os.execv(sys.executable, [*streamlit, *options])
+    os.execve(sys.executable, [*streamlit, *options], env)
     return 0  # not reached
 
 
@@ -276,7 +317,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     audit_sub = p_audit.add_subparsers(dest="audit_command", required=True)
     p_verify = audit_sub.add_parser("verify", help="ハッシュチェーンを検証する")
     p_verify.add_argument("--date", default=None, help="YYYY-MM-DD（既定: すべての日）")
+    p_verify.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="SIEM から書き出した写し（JSONL）と照合し、送信後の編集・削除を示す",
+    )
     p_verify.set_defaults(func=cmd_audit_verify)
+    p_ship = audit_sub.add_parser("ship", help="監査ログを SIEM（syslog / HTTP）へ転送する")
+    p_ship.add_argument(
+        "--destination", action="append", default=[], help="送信先の名前（既定: すべて）"
+    )
+    p_ship.add_argument("--follow", action="store_true", help="終了せずに一定間隔で送り続ける")
+    p_ship.set_defaults(func=cmd_audit_ship)
     p_rotate = audit_sub.add_parser("rotate-key", help="署名鍵を交替し、交替をログに記録する")
     p_rotate.set_defaults(func=cmd_audit_rotate)
 
@@ -298,6 +352,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    install_log_masking()  # no raw question, address or secret on stderr
     argv = sys.argv[1:] if argv is None else argv
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command).parse_args(argv)

@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from core.access import LOCAL, Principal
 from core.audit_keys import (
     AuditKeyError,
     KeyRing,
@@ -39,9 +40,11 @@ from core.audit_keys import (
     keys_dir_for,
     read_anchor,
     write_anchor,
+    write_private,
 )
 from core.errors import WorkbenchError
 from core.masking import mask_value
+from core.private import private_dir
 from core.schemas.answer import Answer
 from core.settings import Settings
 
@@ -50,6 +53,8 @@ log = logging.getLogger(__name__)
 GENESIS = "0" * 64
 MASKED_FIELDS = ("query", "rewritten_query", "answer", "history", "search_results")
 AUDIT_SCHEMA_VERSION = 2
+# A longer question (refused by the pipelines) is logged truncated, with its length and sha256.
+QUERY_LOG_CHARS = 1000
 
 
 class AuditHit(BaseModel):
@@ -103,16 +108,30 @@ class AuditRecord(BaseModel):
     slow: bool = False
     warnings: list[str] = Field(default_factory=list)
     removed_refs: list[str] = Field(default_factory=list)
+    # who asked (issue 15): the identity provider's subject and display name, the role and the
+    # client address; ``local`` without sign-in (and on lines written before sign-in existed)
+    user: str = "local"
+    user_name: str = "local"
+    role: str = "admin"
+    client: str | None = None
+    query_length: int | None = None  # set when ``query`` was truncated (QUERY_LOG_CHARS)
+    query_sha256: str | None = None  # of the whole question, when truncated
     rotated_to: str | None = None  # a key-rotation record: the id of the key used from now on
     key_id: str | None = None  # the key that signed ``hash`` (none before keyed logs)
     prev_hash: str | None = None
     hash: str | None = None
 
     @classmethod
-    def from_answer(cls, answer: Answer, session_id: str | None) -> AuditRecord:
-        """The record of one answer of either pipeline."""
+    def from_answer(
+        cls, answer: Answer, session_id: str | None, principal: Principal = LOCAL
+    ) -> AuditRecord:
+        """The record of one answer of either pipeline, attributed to ``principal``."""
         return cls(
             schema_version=AUDIT_SCHEMA_VERSION,
+            user=principal.subject,
+            user_name=principal.name,
+            role=principal.role,
+            client=principal.client,
             page=answer.page or "unknown",
             session_id=session_id,
             query=answer.question,
@@ -210,7 +229,7 @@ def _head_message(name: str, lines: int, last_hash: str) -> str:
 def _chain_lock(logs_dir: Path, keys_dir: Path) -> Iterator[None]:
     """One writer at a time for the whole chain (every day links to the one before)."""
     lock = anchor_path(keys_dir, logs_dir).with_suffix(".lock")
-    lock.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(lock.parent)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -232,12 +251,13 @@ def _day_state(path: Path) -> tuple[int, str | None]:
         return len(records), last
 
 
-def _write_private_file(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
+def _truncate_query(record: dict[str, Any]) -> None:
+    """Keep the head of an over-long question, its length and hash, never the whole text."""
+    query = record.get("query")
+    if isinstance(query, str) and len(query) > QUERY_LOG_CHARS:
+        record["query_length"] = len(query)
+        record["query_sha256"] = hashlib.sha256(query.encode("utf-8")).hexdigest()
+        record["query"] = query[:QUERY_LOG_CHARS] + "…"
 
 
 def append_record(
@@ -253,8 +273,6 @@ def append_record(
     ``keys``: the ring to sign with (default: the one beside the log folder, created on first
     use). Raises AuditWriteError (Japanese) when the record cannot be written.
     """
-    now = now or datetime.now().astimezone()
-    path = log_path(logs_dir, now.date())
     try:
         typed = entry if isinstance(entry, AuditRecord) else AuditRecord.model_validate(entry)
     except ValidationError as exc:
@@ -264,8 +282,7 @@ def append_record(
     if isinstance(entry, dict) and "schema_version" not in entry:
         typed.schema_version = AUDIT_SCHEMA_VERSION
     record = typed.log_fields()
-    if not record.get("timestamp"):
-        record["timestamp"] = now.isoformat(timespec="microseconds")
+    _truncate_query(record)
     for name in MASKED_FIELDS:
         if name in record:
             record[name] = mask_value(record[name])
@@ -273,8 +290,14 @@ def append_record(
         keys = keys or default_keyring(logs_dir)
         keys_dir = keys.path.parent if keys.path else keys_dir_for(logs_dir)
         anchor = anchor_path(keys_dir, logs_dir)
-        Path(logs_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(logs_dir)
         with _chain_lock(logs_dir, keys_dir):
+            # The day and the time are taken under the lock: records are in time order across
+            # processes, and no record of a day is appended after the next day has begun.
+            now = now or datetime.now().astimezone()
+            path = log_path(logs_dir, now.date())
+            if not record.get("timestamp"):
+                record["timestamp"] = now.isoformat(timespec="microseconds")
             lines, last = _day_state(path)
             if last is None:  # the day's first record links to the chain's tip
                 tip = read_anchor(anchor, keys) or {}
@@ -300,7 +323,7 @@ def append_record(
                 "key_id": keys.current,
                 "mac": keys.mac(_head_message(path.name, lines, record["hash"])),
             }
-            _write_private_file(_head_path(path), json.dumps(head))
+            write_private(_head_path(path), json.dumps(head))  # atomic: readers never see half
             write_anchor(anchor, keys, path.name, lines, record["hash"])
     except AuditKeyError as exc:
         log.warning("audit key unusable: %s", exc.user_message)
@@ -325,11 +348,15 @@ def keyring_for(settings: Settings, *, create: bool = True) -> KeyRing:
     return default_keyring(settings.logs_dir, create=create)
 
 
-def record_answer(settings: Settings, answer: Answer, session_id: str | None) -> None:
-    """Append the answer's record; a failure becomes a Japanese warning on the answer."""
+def record_answer(
+    settings: Settings, answer: Answer, session_id: str | None, principal: Principal = LOCAL
+) -> None:
+    """Append the answer's record (who asked: ``principal``); a failure becomes a Japanese
+    warning on the answer."""
     try:
         keys = keyring_for(settings)
-        append_record(settings.logs_dir, AuditRecord.from_answer(answer, session_id), keys=keys)
+        record = AuditRecord.from_answer(answer, session_id, principal)
+        append_record(settings.logs_dir, record, keys=keys)
         answer.audit_logged = True
     except AuditKeyError as exc:
         answer.warnings.append(

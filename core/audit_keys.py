@@ -19,12 +19,12 @@ import hmac
 import json
 import os
 import secrets
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.errors import WorkbenchError
+from core.private import private_dir
 
 KEY_BYTES = 32
 ENV_KEY_ID = "env"
@@ -39,28 +39,19 @@ def keys_dir_for(logs_dir: Path) -> Path:
     return Path(logs_dir).resolve().parent / "keys"
 
 
-def _write_private(path: Path, text: str, *, exclusive: bool = False) -> bool:
-    """Write ``text`` atomically with mode 0600 in a 0700 folder. With ``exclusive``, only when
-    ``path`` does not exist yet (False, and nothing written, when another thread or process
-    created it first)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    # a temporary name of this thread's own: threads of one process write side by side
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` atomically with mode 0600 in a 0700 folder."""
+    private_dir(path.parent)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
-    if not exclusive:
-        os.replace(tmp, path)
-        return True
-    try:
-        os.link(tmp, path)  # atomic create-if-absent, complete content or nothing
-        return True
-    except FileExistsError:
-        return False
-    finally:
-        os.unlink(tmp)
+    os.replace(tmp, path)
+
+
+write_private = _write_private  # for other modules: offsets, manifests
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +91,9 @@ class KeyRing:
                     "鍵を保管場所から戻すか、WB_AUDIT_KEY で指定してください。"
                 )
             ring = cls("k1", {"k1": secrets.token_bytes(KEY_BYTES)}, path)
-            data = {"current": ring.current, "keys": {k: v.hex() for k, v in ring.keys.items()}}
-            if _write_private(path, json.dumps(data, indent=2), exclusive=True):
+            if ring._create():
                 return ring
-            # another session signed its first record at the same moment: use its ring
+            # Another process created the ring first: use that one (never two first keys).
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             keys = {str(k): bytes.fromhex(v) for k, v in data["keys"].items()}
@@ -116,6 +106,21 @@ class KeyRing:
         if current not in keys or bad:
             raise AuditKeyError(f"監査ログの鍵（{path}）の内容が不正です（鍵 {bad or current}）。")
         return cls(current, keys, path)
+
+    def _create(self) -> bool:
+        """Write a new ring only if none exists (atomic, no overwrite); False when one did."""
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
+        data = {"current": self.current, "keys": {k: v.hex() for k, v in self.keys.items()}}
+        _write_private(tmp, json.dumps(data, indent=2))
+        try:
+            os.link(tmp, self.path)  # fails when the ring exists: concurrent first runs agree
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def save(self) -> None:
         if self.path is None:

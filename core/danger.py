@@ -246,6 +246,8 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
     add(_EnVerb("shut down", False, "down"), "shut", "shuts", "shut", "shutting")
     add(_EnVerb("shutdown", False), "shutdown", "shutdowns", "shutdowned", "shutdowning")
     add(_EnVerb("power off", False, "off|down"), "power", "powers", "powered", "powering")
+    add(_EnVerb("turn off", False, "off"), "turn", "turns", "turned", "turning")
+    add(_EnVerb("switch off", False, "off"), "switch", "switches", "switched", "switching")
     table["empty"] = (_EnVerb("empty", False), "base")
     return table
 

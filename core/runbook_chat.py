@@ -8,12 +8,14 @@ fusion, k) ─► evidence grade (cross-query scores) ─► answer (LLM or extr
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core import guardrails
+from core.access import LOCAL, Principal
 from core.audit import record_answer
 from core.errors import LLMError, WorkbenchError
 from core.generation.citations import (
@@ -31,6 +33,7 @@ from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
+from core.text.glossary import cross_language_terms, untranslated_names
 from core.text.script import dominant_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
@@ -62,6 +65,7 @@ class ChatConfig:
     session_id: str = "cli"
     fusion: str = "weighted"
     write_audit: bool = True
+    principal: Principal = LOCAL
 
 
 @dataclass
@@ -153,12 +157,23 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     asked = dominant_script(query_text)
     top = [h for h in outcome.hits[:3] if same_script(asked, _passage_script(h))]
     coverage = None
+    translated = None
     if top:
         query_tokens = corpus.tokenizer.tokenize(query_text)
         coverage = guardrails.term_coverage(query_tokens, [h.stored.tokens for h in top])
+    else:
+        # across languages: the question's glossary terms, translated, and the names it carries
+        # unchanged (products, tools, identifiers), found in the top passages
+        terms = cross_language_terms(query_text) + untranslated_names(query_text)
+        if terms:
+            tokens = corpus.tokenizer.tokenize(" ".join(terms))
+            translated = guardrails.term_coverage(
+                tokens, [h.stored.tokens for h in outcome.hits[:3]]
+            )
     cosine = max(h.raw["cosine"] for h in outcome.hits)
     bm25 = max(h.raw["bm25"] for h in outcome.hits)
-    return guardrails.grade_evidence(cosine, coverage, bm25)
+    margin = guardrails.cosine_margin(outcome.vector_cosines or [cosine])
+    return guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
 
 
 def _passage_script(hit: Hit) -> str:
@@ -195,16 +210,36 @@ def ask(
         log.warning("slow answer: %.1f s for %r", answer.processing_time_sec, question[:40])
     answer.warnings.extend(trace.warnings)
     answer.page = PAGE
+    weight = _finite(config.bm25_weight)
     answer.retrieval = {
         "k": config.k,
-        "bm25_weight": config.bm25_weight,
-        "vector_weight": round(1.0 - config.bm25_weight, 6),
+        "bm25_weight": weight,
+        "vector_weight": round(1.0 - weight, 6) if weight is not None else None,
         "fusion": config.fusion,
         "data": str(config.data) if config.data else None,
     }
     if config.write_audit:
-        record_answer(settings, answer, config.session_id)
+        record_answer(settings, answer, config.session_id, config.principal)
     return answer
+
+
+MAX_K = 100  # the search contract's limit
+
+
+def _config_problem(config: ChatConfig) -> str | None:
+    """A Japanese message when ``k`` or the BM25 weight cannot be used (NaN, inf, out of range)."""
+    k = config.k
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        return f"取得件数 k は 1〜{MAX_K} の整数で指定してください（指定値: {k}）。"
+    w = config.bm25_weight
+    if not isinstance(w, int | float) or not math.isfinite(w) or not 0.0 <= w <= 1.0:
+        return f"BM25 の重みは 0〜1 の数値で指定してください（指定値: {w}）。"
+    return None
+
+
+def _finite(value: float) -> float | None:
+    """A weight as JSON can carry it: NaN and infinities become null, never ``NaN``."""
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
 def _template(question: str, text: str, **flags: bool) -> Answer:
@@ -225,8 +260,12 @@ def _answer(
     settings: Settings,
     trace: _Trace,
 ) -> Answer:
-    if not question:
+    if not question or guardrails.is_blank_question(question):
         return _failed(question, "質問を入力してください。")
+    if problem := _config_problem(config):
+        return _failed(question, problem)
+    if guardrails.has_no_words(question):  # emoji or marks only: nothing to search for
+        return _template(question, guardrails.AMBIGUOUS_TEMPLATE, ambiguous_query=True)
     if len(question) > MAX_QUESTION_CHARS:
         return _failed(
             question,

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from core.errors import IndexStateError, InputError
+from core.ingest.folder import check_path_text
 from core.ingest.indexer import IndexReport, Progress, resolve_allowed_folder, update_corpus
 from core.retrieval.corpus import Corpus, CorpusSpec, open_corpus, runbook_spec
 from core.retrieval.searcher import Searcher, SearchOutcome, make_query
@@ -25,6 +26,7 @@ def runbook_folder(
 ) -> Path:
     """The folder to use: the sample runbooks by default; user input must be under an allowed root.
     With ``must_exist``, a folder that is not there is an error now, not at the first question."""
+    check_path_text(data)
     if data is None or str(data).strip() == "":
         folder = settings.runbooks_dir.expanduser().resolve()
     elif check_allowed:

@@ -39,6 +39,9 @@ class AuthConfig:
 
     configured: bool
     problem: str | None = None  # Japanese: why the file or its [auth] section cannot be used
+    # (name, server_metadata_url) of each usable provider: name None for [auth] itself (the
+    # default of ``st.login()``), else the section name (``[auth.okta]`` -> "okta")
+    providers: tuple[tuple[str | None, str], ...] = ()
 
 
 def read_auth_config(secrets_file: Path) -> AuthConfig:
@@ -55,15 +58,20 @@ def read_auth_config(secrets_file: Path) -> AuthConfig:
     if not isinstance(auth, dict):
         return AuthConfig(False)
     missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
-    providers = [auth] + [v for v in auth.values() if isinstance(v, dict)]
-    if not any(all(p.get(k) for k in AUTH_KEYS) for p in providers):
+    sections = [(None, auth)] + [(k, v) for k, v in auth.items() if isinstance(v, dict)]
+    providers = tuple(
+        (name, str(p["server_metadata_url"]))
+        for name, p in sections
+        if all(p.get(k) for k in AUTH_KEYS)
+    )
+    if not providers:
         missing.append("client_id / client_secret / server_metadata_url")
     if missing:
         return AuthConfig(
             False,
             f"{secrets_file} の [auth] に必要な項目がありません: {', '.join(missing)}。",
         )
-    return AuthConfig(True)
+    return AuthConfig(True, providers=providers)
 
 
 def exposure_problem(address: str | None, auth: AuthConfig, allow_anonymous: bool) -> str | None:

@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.schemas.shipping import ShipDestination
 from core.timefmt import zone
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -92,6 +93,52 @@ class Settings(BaseSettings):
         ),
     )
 
+    # --- masking, private files, input limits (issue 14 items 4-6: core.masking, core.private)
+    mask_person_names: bool = Field(
+        default=True,
+        description="Mask personal names with an honorific (田中様, 佐藤さん, 鈴木氏, 山田くん).",
+    )
+    mask_private_ips: bool = Field(
+        default=False,
+        description=(
+            "Also mask private addresses (RFC 1918, RFC 4193); kept by default because operators "
+            "act on internal hosts and they name no person."
+        ),
+    )
+    store_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "The interview store's encryption key (64 hex characters, AES-256-GCM) from a secret "
+            "store; when unset, keys/store-key.json under the state folder (created 0600)."
+        ),
+    )
+
+    # --- audit shipping to a SIEM (core.audit_ship; issue 14 item 2) -------------------
+    audit_ship_destinations: list[ShipDestination] = Field(
+        default_factory=list,
+        description=(
+            "SIEM destinations of the audit log (JSON list; core.schemas.shipping). Empty: "
+            "nothing is shipped."
+        ),
+    )
+    audit_ship_background: bool = Field(
+        default=False,
+        description="Ship from a background thread of the app (never in the answer path).",
+    )
+    audit_ship_interval_sec: float = Field(default=10.0, gt=0, le=3600)
+    audit_ship_retries: int = Field(default=4, ge=0, le=20, description="Retries per batch.")
+    audit_ship_backoff_sec: float = Field(default=0.5, ge=0, le=60)
+    audit_ship_backoff_max_sec: float = Field(default=30.0, ge=0, le=600)
+
+    # --- index integrity (core.index_integrity; issue 14 item 3) ------------------------
+    index_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "HMAC key (64 hex characters) signing the manifests of persisted index files; when "
+            "unset, a ring is kept in keys/index-keys.json under the state folder (0600)."
+        ),
+    )
+
     # --- serving (core.serving) --------------------------------------------------------
     server_address: str = Field(
         default="127.0.0.1",
@@ -105,6 +152,41 @@ class Settings(BaseSettings):
     timezone: str = Field(
         default="Asia/Tokyo",
         description="IANA time zone in which pages show times (files keep ISO-8601).",
+    )
+
+    # --- sign-in, roles and attribution (issue 15: auth; core.identity, ui.auth) --------------
+    secrets_path: Path | None = Field(
+        default=None,
+        description=(
+            "Streamlit's secrets file with the [auth] sign-in section; when unset, "
+            ".streamlit/secrets.toml beside the app. `python -m core serve` passes it to Streamlit."
+        ),
+    )
+    role_claim: str = Field(
+        default="groups",
+        description=(
+            "ID-token claim holding the user's groups or roles (a dotted path reaches nested "
+            "claims, e.g. realm_access.roles for Keycloak realm roles)."
+        ),
+    )
+    role_map: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            'Group (claim value) -> workbench role, e.g. {"soc-admins": "admin"}; the highest '
+            'role wins; "*" matches every signed-in user. Empty: nobody signed in has a role.'
+        ),
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Addresses or networks (CIDR) of reverse proxies whose X-Forwarded-For is believed "
+            "for the client address; any other peer is recorded as it is."
+        ),
+    )
+    idp_timeout_sec: float = Field(
+        default=3.0,
+        gt=0,
+        description="How long the sign-in screen waits for the identity provider's metadata.",
     )
 
     # --- embeddings ------------------------------------------------------------------
@@ -153,6 +235,8 @@ class Settings(BaseSettings):
     # Wikipedia chunks are embedded as sentence-packed passages of at most this many units
     # and scored by their best passage (0: one vector per chunk). README, 「Wikipedia QA」.
     article_vector_window: int = Field(default=160, ge=0, le=2000)
+    # The same for runbook chunks (0: one vector per chunk). README, 「手順書チャット」.
+    runbook_vector_window: int = Field(default=0, ge=0, le=2000)
     candidate_floor: int = 50
     rerank_model: str = "BAAI/bge-reranker-v2-m3"
     max_file_bytes: int = 20 * 1024 * 1024
@@ -171,6 +255,32 @@ class Settings(BaseSettings):
         description="Salt for hashing user/session ids in the WAL; a per-state file when unset.",
     )
 
+    @field_validator("role_map")
+    @classmethod
+    def _known_roles(cls, value: dict[str, str]) -> dict[str, str]:
+        from core.access import ROLES
+
+        unknown = sorted({r for r in value.values() if r not in ROLES})
+        if unknown:
+            raise ValueError(
+                f"WB_ROLE_MAP の役割 {unknown} は使えません（{', '.join(ROLES)} のいずれか）。"
+            )
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_networks(cls, value: list[str]) -> list[str]:
+        import ipaddress
+
+        for item in value:
+            try:
+                ipaddress.ip_network(item.strip(), strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"WB_TRUSTED_PROXIES の「{item}」は IP アドレスでもネットワーク（CIDR）でもありません。"
+                ) from None
+        return [item.strip() for item in value]
+
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
@@ -186,7 +296,10 @@ class Settings(BaseSettings):
 
     @property
     def secrets_file(self) -> Path:
-        """Streamlit's secrets (the ``[auth]`` sign-in section) beside the app."""
+        """Streamlit's secrets (the ``[auth]`` sign-in section): ``WB_SECRETS_PATH``, else the
+        file beside the app."""
+        if self.secrets_path is not None:
+            return self.secrets_path
         return self.project_root / ".streamlit" / "secrets.toml"
 
     @property

@@ -153,6 +153,8 @@ def test_keyword_floor_is_not_applied_to_answers():
         "サーバーをシャットダウンしたり、電源を切ったりしてください。",
         "暗号化が止まらない場合は、共有サービスを停止させる。",
         "手順:\n1. 影響範囲を確認する。\n2. 不要になったバックアップを削除する。",
+        "Turn off audit logging on the SIEM for an hour.",
+        "Switch the EDR agent off before you reimage.",
     ],
 )
 def test_answer_instructions_fire(answer):
@@ -175,6 +177,9 @@ def test_answer_instructions_fire(answer):
         "Remove the host from the network.",
         "An essential part of containment is decision-making (e.g., shut down a system).",
         "Stop the spread by isolating the host.",
+        "Do not turn off the monitoring during the incident.",
+        "Turn on audit logging for all hosts.",
+        "Turn to the incident commander for the list of accounts.",
         "証拠を削除しないこと。",
         "ログは削除してはいけない。",
         "ログの削除は禁止されています。",
@@ -257,3 +262,18 @@ def test_every_design_keyword_is_covered():
             or any(p.search(kw + " /tmp/x") for p in danger.DANGEROUS_PATTERNS)
         )
         assert covered, kw
+
+
+def test_blank_and_wordless_questions_in_both_pipelines():
+    import pytest as _pytest
+
+    from core.errors import InputError
+    from core.guardrails import has_no_words, is_blank_question
+    from core.wiki.search import _check_search_args
+
+    assert is_blank_question("  \u3000\u200b\t") and not is_blank_question(" 🔥 ")
+    assert has_no_words("🔥👍 ？！") and not has_no_words("VPN") and not has_no_words("手順")
+    with _pytest.raises(InputError, match="質問を入力してください"):
+        _check_search_args("\u200b\u3000", 16, 5, "hybrid")
+    with _pytest.raises(InputError, match="曖昧"):
+        _check_search_args("🔥🔥🔥🔥🔥", 16, 5, "hybrid")

@@ -166,3 +166,24 @@ def test_app_on_loopback_shows_no_notice(env):
 def test_secrets_are_not_tracked():
     ignored = (PROJECT_ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert ".streamlit/secrets.toml" in ignored
+
+
+def test_serve_hands_the_secrets_file_and_leaves_the_client_rule_to_the_app(env, tmp_path):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(AUTH_OK, encoding="utf-8")
+    env.setenv("WB_SECRETS_PATH", str(secrets))
+    env.setenv("WB_SERVER_ADDRESS", "0.0.0.0")  # allowed: sign-in is configured
+    started = {}
+
+    def fake_execve(path, argv, environ):
+        started.update(argv=argv, env=environ)
+        raise SystemExit(0)
+
+    env.setattr(os, "execve", fake_execve)
+    with pytest.raises(SystemExit):
+        main(["serve", "--no-index"])
+    argv = started["argv"]
+    assert argv[argv.index("--secrets.files") + 1] == str(secrets)
+    assert argv[argv.index("--server.address") + 1] == "0.0.0.0"
+    # uvicorn would otherwise rewrite the peer from X-Forwarded-For for loopback itself
+    assert started["env"]["FORWARDED_ALLOW_IPS"] == ""

@@ -26,6 +26,7 @@ from core.evaluation.audit_stats import (
 )
 from core.evaluation.logs import AuditLog, read_record
 from core.settings import Settings
+from ui.auth import role_label
 from ui.resources import settings, shown_time
 
 MAX_DRILL_RECORDS = 200
@@ -95,6 +96,20 @@ def page_filter(pages: list[str], key: str = "dash_pages") -> list[str]:
         key=key,
         placeholder="ページを選択",
     )
+
+
+def user_filter(users: dict[str, str], key: str = "dash_users") -> list[str] | None:
+    """The users (subjects) whose questions to show; ``None`` (all) when nobody is picked."""
+    if not users:
+        return None
+    picked = st.multiselect(
+        "利用者",
+        options=list(users),
+        format_func=lambda u: users[u] if users[u] == u else f"{users[u]}（{u}）",
+        key=key,
+        placeholder="すべての利用者",
+    )
+    return picked or None
 
 
 # --- audit logs ---------------------------------------------------------------------------------
@@ -254,7 +269,19 @@ def render_audit_drilldown(frame: pd.DataFrame, settings: Settings) -> None:
         shown = shown[shown["query"].fillna("").str.contains(needle.strip(), regex=False)]
     shown = shown.sort_values("timestamp", ascending=False).head(MAX_DRILL_RECORDS)
     records = shown[
-        ["timestamp", "page", "query", "answer_mode", "latency_sec", *FLAG_LABELS, "file", "line"]
+        [
+            "timestamp",
+            "user_name",
+            "role",
+            "client",
+            "page",
+            "query",
+            "answer_mode",
+            "latency_sec",
+            *FLAG_LABELS,
+            "file",
+            "line",
+        ]
     ]
     table(records, "records", "audit_records.csv")
     if shown.empty:
@@ -284,6 +311,10 @@ def render_audit_record(record: AuditRecord) -> None:
         f"{shown_time(record.timestamp, seconds=True)} ／ {PAGE_LABELS.get(record.page, record.page)}"
         f" ／ 回答モード: {mode} ／ {record.processing_time_sec} 秒"
         f" ／ フラグ: {'、'.join(on) or 'なし'}"
+    )
+    st.caption(
+        f"質問した利用者: {record.user_name}（{record.user}）／ 役割: {role_label(record.role)}"
+        f" ／ 接続元: {record.client or '不明'}"
     )
     st.markdown("質問")
     st.text(record.query)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.access import LOCAL, Principal
 from core.interview.artifacts import document_filename
 from core.interview.domains import domain_labels
 from core.interview.evidence import evidence_source
@@ -204,7 +205,7 @@ def document_panel(result: TurnResult) -> None:
         st.code(result.document, language="markdown")
 
 
-def pending_facts(iv: Interviewer, result: TurnResult) -> None:
+def pending_facts(iv: Interviewer, result: TurnResult, actor: Principal = LOCAL) -> None:
     """Facts from the corpus or inferred by the interviewer wait for the user's approval."""
     state = result.session
     waiting = [
@@ -225,7 +226,7 @@ def pending_facts(iv: Interviewer, result: TurnResult) -> None:
         f"重要な事実をまとめて確認（{len(critical)} 件）", key="iv_confirm_all"
     ):
         for fact in critical:
-            iv.confirm_fact(state.session_id, fact.id, "confirmed")
+            iv.confirm_fact(state.session_id, fact.id, "confirmed", actor=actor)
         st.rerun()
     if not waiting:
         return
@@ -235,8 +236,8 @@ def pending_facts(iv: Interviewer, result: TurnResult) -> None:
             st.caption(f"出所: {fact.provenance}")
             c1, c2 = st.columns(2)
             if c1.button("確認", key=f"ok-{fact.id}"):
-                iv.confirm_fact(state.session_id, fact.id, "confirmed")
+                iv.confirm_fact(state.session_id, fact.id, "confirmed", actor=actor)
                 st.rerun()
             if c2.button("却下", key=f"ng-{fact.id}"):
-                iv.confirm_fact(state.session_id, fact.id, "rejected")
+                iv.confirm_fact(state.session_id, fact.id, "rejected", actor=actor)
                 st.rerun()

@@ -1,6 +1,10 @@
-"""The pages of the workbench, in menu order (the home page links to the same list)."""
+"""The pages of the workbench, in menu order (the home page links to the same list), and the
+role each needs (``core.access``): the menu shows a principal only their pages; the others stay
+routable but hidden, and the page's own guard (``ui.auth.require``) refuses them."""
 
 from dataclasses import dataclass
+
+from core.access import Principal
 
 
 @dataclass(frozen=True)
@@ -10,6 +14,7 @@ class PageInfo:
     icon: str
     description: str = ""
     default: bool = False
+    role: str = "operator"  # the lowest role that may open the page
 
 
 PAGES = [
@@ -37,11 +42,18 @@ PAGES = [
         "質問セット",
         "📝",
         "customized_question_set.json の作成・検証・生成・実行・比較",
+        role="reviewer",
     ),
     PageInfo(
         "views/dashboard.py",
         "ダッシュボード",
         "📊",
         "監査ログ・評価結果・Recall@K・インタビュー KPI・質問セット実行の可視化",
+        role="reviewer",
     ),
 ]
+
+
+def pages_for(principal: Principal) -> list[PageInfo]:
+    """The pages ``principal`` may open, in menu order."""
+    return [p for p in PAGES if principal.allows(p.role)]

@@ -21,6 +21,7 @@ import streamlit as st
 from core.question_sets.contract import METADATA_KEYS, Issue
 from core.question_sets.draft import Draft, DraftRow
 from core.question_sets.editing import Notice, Opened, opened_notices
+from core.question_sets.jsonfile import json_depth_exceeds
 
 COL_ORDER = "順番"
 COL_ID = "question_id"
@@ -230,9 +231,9 @@ def _extra(value: Any) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
-    return data if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) and not json_depth_exceeds(data) else {}
 
 
 def _order(value: Any, position: int) -> tuple[int, float, int]:

@@ -19,6 +19,7 @@ import streamlit as st
 
 from core.errors import PathNotAllowedError, WorkbenchError
 from core.generation.citations import highlight_html
+from core.ingest.folder import check_path_text
 from core.ingest.wikipedia import SourceSpec, parse_sources
 from core.schemas.answer import Answer, Citation
 from core.settings import Settings
@@ -58,6 +59,7 @@ def default_build_source(settings: Settings) -> str | None:
 
 def check_page_sources(settings: Settings, text: str) -> list[SourceSpec]:
     """Parse the page's source field; local files must lie under an allowed root."""
+    check_path_text(text)
     specs = parse_sources(text)
     roots = [r.resolve() for r in allowed_source_roots(settings)]
     for spec in specs:

@@ -4,7 +4,7 @@ from datetime import date, timedelta
 
 import streamlit as st
 
-from core.evaluation.audit_stats import chain_status, filter_frame
+from core.evaluation.audit_stats import chain_status, filter_frame, user_names
 from core.evaluation.kpi import load_interview_kpis
 from core.evaluation.logs import audit_files, load_audit_log, log_day
 from core.evaluation.recall import load_recall_results, recall_dir
@@ -12,8 +12,10 @@ from core.evaluation.results import load_results
 from core.evaluation.runs import load_question_set_runs
 from ui import dashboard as ui
 from ui import dashboard_results as results
+from ui.auth import require
 from ui.resources import settings as get_settings
 
+principal = require("reviewer")
 settings = get_settings()
 
 st.title("📊 ダッシュボード")
@@ -30,16 +32,17 @@ with st.sidebar:
 log = load_audit_log(settings.logs_dir, start, end)
 with st.sidebar:
     pages = ui.page_filter(sorted(set(log.frame["page"])) if not log.frame.empty else [])
+    users = ui.user_filter(user_names(log.frame))
     st.caption(
         f"監査ログ: {len(log.files)} ファイル・{log.records:,} 件。"
-        "ページの絞り込みは監査ログに、期間はすべてのタブに適用されます。"
+        "ページと利用者の絞り込みは監査ログに、期間はすべてのタブに適用されます。"
     )
 
 tab_audit, tab_eval, tab_recall, tab_interview, tab_qs = st.tabs(
     ["監査ログ", "評価結果", "Recall@K", "インタビュー KPI", "質問セット実行"]
 )
 with tab_audit:
-    frame = filter_frame(log.frame, pages=pages)
+    frame = filter_frame(log.frame, pages=pages, users=users)
     ui.render_audit(log, frame, chain_status(log.files), settings)
 with tab_eval:
     runs, problems = load_results(settings.eval_dir)

@@ -3,8 +3,11 @@
 import streamlit as st
 
 from core.status import workbench_status
-from ui.navigation import PAGES
+from ui.auth import require
+from ui.navigation import pages_for
 from ui.resources import settings, shown_time
+
+principal = require("operator")
 
 st.title("🛡️ SOC ワークベンチ")
 st.caption("日本語 SOC チームのための手順書 RAG・Wikipedia QA・インタビュー・評価ダッシュボード")
@@ -35,9 +38,10 @@ for idx in status.indexes:
             else "Wikipedia QA ページの構築フォーム、または `python -m core wiki build`"
         )
         st.warning(f"{idx.name}: 未構築です。{how} で構築できます。")
-st.caption(f"状態フォルダ: {status.state_root}")
+if principal.allows("admin"):  # where the data lives: the administrator's concern
+    st.caption(f"状態フォルダ: {status.state_root}")
 
 st.subheader("ページ")
-for page in PAGES:
+for page in pages_for(principal):
     if not page.default:
         st.page_link(page.path, label=f"{page.title} — {page.description}", icon=page.icon)

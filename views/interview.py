@@ -9,8 +9,10 @@ comes back to it, and any saved session can be reopened from the sidebar.
 import streamlit as st
 
 from core.errors import WorkbenchError
+from ui.auth import require
 from ui.interview import (
     chat_history,
+    close_session,
     current_session_id,
     decision_panel,
     document_panel,
@@ -26,6 +28,8 @@ from ui.interview import (
     stop_panel,
 )
 from ui.resources import settings, shown_time
+
+principal = require("operator")
 
 st.title("🗣️ インタビュー")
 st.caption(
@@ -57,7 +61,12 @@ iv = interviewer(cfg, corpus=corpus)
 
 if start:
     try:
-        started = iv.start(domain, topic, user_id="streamlit")
+        started = iv.start(
+            domain,
+            topic,
+            user_id=principal.subject if principal.signed_in else "streamlit",
+            actor=principal,
+        )
         open_session(started.session.session_id)
     except WorkbenchError as exc:
         st.sidebar.error(exc.user_message)
@@ -66,7 +75,9 @@ session_id = current_session_id(iv)
 
 with st.sidebar:
     st.subheader("セッション一覧")
-    sessions = newest_first(iv.sessions())
+    # signed in: an operator's or reviewer's own interviews; the administrator sees them all
+    own = principal.subject if principal.signed_in and not principal.allows("admin") else None
+    sessions = newest_first(iv.sessions(user_id=own))
     if sessions:
         options = {s.session_id: s for s in sessions}
 
@@ -102,6 +113,10 @@ try:
 except WorkbenchError as exc:
     st.error(exc.user_message)
     st.stop()
+if own is not None and result.session.user_id != own:  # someone else's interview (by its URL)
+    close_session()
+    st.error("このインタビューを開く権限がありません（ほかの利用者のセッションです）。")
+    st.stop()
 
 for warning in result.warnings:
     st.warning(warning)
@@ -110,7 +125,7 @@ show_notices()
 answer = None if result.done else st.chat_input("回答を入力（「終了」で中断）", key="iv_answer")
 if answer is not None:
     try:
-        result = iv.answer(session_id, answer)
+        result = iv.answer(session_id, answer, actor=principal)
     except WorkbenchError as exc:
         st.error(exc.user_message)
     notices = [
@@ -133,7 +148,7 @@ with chat_col:
     st.caption(f"テーマ: {result.session.topic}（{names.get(result.session.goal_kind, '')}）")
     chat_history(result)
     if not result.done and st.button("ここで終えて文書を作成", key="iv_abort"):
-        result = iv.abort(session_id)
+        result = iv.abort(session_id, actor=principal)
         st.rerun()
 with panel_col:
     decision_panel(result)
@@ -141,6 +156,6 @@ with panel_col:
 
 if result.done:
     stop_panel(iv, result)
-    pending_facts(iv, result)
+    pending_facts(iv, result, principal)
     document_panel(result)
     end_actions(iv, result)

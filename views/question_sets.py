@@ -17,6 +17,7 @@ from core.question_sets.generation import GenerationError, generate_question_set
 from core.question_sets.golden import list_pools, load_pool
 from core.question_sets.runner import list_runs, read_run, run_question_set
 from core.question_sets.targets import TARGET_LABELS, make_target
+from ui.auth import require
 from ui.question_set_generation import generation_form, pool_picker, show_generation
 from ui.question_set_runs import choose_two_runs, render_comparison, render_run
 from ui.question_sets import (
@@ -33,6 +34,7 @@ from ui.question_sets import (
 )
 from ui.resources import settings as get_settings
 
+principal = require("reviewer")
 settings = get_settings()
 state = st.session_state
 state.setdefault("qs_editor", Editor())
@@ -145,7 +147,7 @@ with tab_run:
         )
         if st.button("実行", type="primary", key="qs_run_go"):
             try:
-                target = make_target(target_name, settings)
+                target = make_target(target_name, settings, principal=principal)
             except WorkbenchError as exc:
                 st.error(exc.user_message)
             else:
@@ -157,7 +159,9 @@ with tab_run:
                     )
 
                 try:
-                    result = run_question_set(question_set, target, settings, progress=progress)
+                    result = run_question_set(
+                        question_set, target, settings, progress=progress, principal=principal
+                    )
                 except WorkbenchError as exc:
                     st.error(exc.user_message)
                 else:

@@ -8,10 +8,13 @@ from core.errors import WorkbenchError
 from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask, open_section
 from core.runbooks import index_runbooks, runbook_corpus, runbook_folder
 from core.schemas.answer import Answer
+from ui.auth import require
 from ui.citations import render_answer
 from ui.resources import settings as get_settings
 from ui.resources import shown_time
 
+principal = require("operator")
+admin = principal.allows("admin")  # the data folder and rebuilds are the administrator's
 settings = get_settings()
 state = st.session_state
 state.setdefault("chat_session_id", f"st-{uuid.uuid4().hex[:12]}")
@@ -24,7 +27,11 @@ st.warning("⚠️ 機密情報の入力は禁止されています")
 with st.sidebar:
     st.header("検索設定")
     default_folder = str(settings.runbooks_dir)
-    folder_text = st.text_input("手順書フォルダ", value=default_folder, key="chat_folder")
+    folder_text = (
+        st.text_input("手順書フォルダ", value=default_folder, key="chat_folder")
+        if admin
+        else default_folder
+    )
     k = st.number_input("検索件数 k", min_value=1, max_value=20, value=4, step=1, key="chat_k")
     bm25_weight = st.slider(
         "BM25 の重み", min_value=0.0, max_value=1.0, value=0.6, step=0.05, key="chat_bm25"
@@ -37,7 +44,9 @@ with st.sidebar:
     except WorkbenchError as exc:
         st.error(exc.user_message)
 
-    rebuild = st.button("インデックス再構築", disabled=folder is None, use_container_width=True)
+    rebuild = admin and st.button(
+        "インデックス再構築", disabled=folder is None, use_container_width=True
+    )
     status_box = st.container()
 
 if folder is not None and rebuild:
@@ -99,7 +108,11 @@ def chat(folder, k: int, bm25_weight: float) -> None:
             for m in state.chat_messages[-MAX_HISTORY:]
         ]
         config = ChatConfig(
-            k=k, bm25_weight=bm25_weight, data=folder, session_id=state.chat_session_id
+            k=k,
+            bm25_weight=bm25_weight,
+            data=folder,
+            session_id=state.chat_session_id,
+            principal=principal,
         )
         with st.chat_message("assistant"), st.spinner("手順書を検索しています…"):
             answer: Answer = ask(question, history, config, settings)

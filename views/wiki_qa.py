@@ -8,6 +8,7 @@ from core.errors import WorkbenchError
 from core.wiki.index import wiki_status
 from core.wiki.qa import WikiConfig, ask
 from core.wiki.search import DEFAULT_MODE
+from ui.auth import require
 from ui.resources import settings as get_settings
 from ui.resources import shown_time
 from ui.wiki import (
@@ -21,6 +22,7 @@ from ui.wiki import (
     start_build,
 )
 
+principal = require("operator")
 settings = get_settings()
 state = st.session_state
 state.setdefault("wiki_answers", [])  # [(question, Answer)], newest last
@@ -51,6 +53,8 @@ if status.built:
 else:
     st.warning(
         "Wikipedia インデックスは未構築です。下の「インデックスの構築」から構築してください。"
+        if principal.allows("admin")
+        else "Wikipedia インデックスは未構築です。管理者に構築を依頼してください。"
     )
 mode = "LLM" if settings.llm_enabled else "抽出型（オフライン・LLM 不使用）"
 st.caption(f"回答モード: {mode} ／ インデックスの場所: {status.index_dir}")
@@ -75,6 +79,7 @@ if asked:
         rerank=rerank,
         mode="hybrid" if hybrid else "dense",
         session_id=state.setdefault("wiki_session", f"st-wiki-{uuid.uuid4().hex[:12]}"),
+        principal=principal,
     )
     with st.spinner("検索しています…"):
         answer = ask(question, [], config, settings)
@@ -88,7 +93,9 @@ for i, (asked_text, answer) in enumerate(reversed(state.wiki_answers)):
         st.markdown(f"**Q. {asked_text}**" if i == 0 else f"Q. {asked_text}")
         render_answer(answer)
 
-# --- build ---------------------------------------------------------------------------------------
+# --- build (admin) -------------------------------------------------------------------------------
+if not principal.allows("admin"):
+    st.stop()  # index builds are the administrator's: not shown, and nothing below runs
 st.subheader("インデックスの構築")
 
 

@@ -50,6 +50,10 @@ COLUMN_LABELS = {
     "timestamp": "日時",
     "date": "日付",
     "page": "ページ",
+    "user": "利用者 ID",
+    "user_name": "利用者",
+    "role": "役割",
+    "client": "接続元",
     "query": "質問",
     "answer_mode": "回答モード",
     "latency_sec": "処理時間 (秒)",
@@ -178,7 +182,9 @@ def filter_frame(
     start: date | None = None,
     end: date | None = None,
     pages: Sequence[str] | None = None,
+    users: Sequence[str] | None = None,
 ) -> pd.DataFrame:
+    """Rows in the period, on ``pages`` and asked by ``users`` (subjects; ``None``: all)."""
     out = frame
     if start is not None:
         out = out[out["date"] >= start.isoformat()]
@@ -186,7 +192,17 @@ def filter_frame(
         out = out[out["date"] <= end.isoformat()]
     if pages is not None:
         out = out[out["page"].isin(list(pages))]
+    if users is not None:
+        out = out[out["user"].isin(list(users))]
     return out
+
+
+def user_names(frame: pd.DataFrame) -> dict[str, str]:
+    """Each user (subject) of ``frame`` and their latest display name, in subject order."""
+    if frame.empty:
+        return {}
+    latest = frame.sort_values("timestamp").groupby("user")["user_name"].last()
+    return {str(u): str(n) for u, n in sorted(latest.items())}
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,9 @@ _ERROR_ROW = re.compile(r"in row (\d+)")
 MAX_BAD_LINES_KEPT = 1000  # per file; the count is always exact
 CACHE_FILES = 64
 
-_STRING_FIELDS = ("timestamp", "session_id", "page", "query", "answer_mode", "model")
+# user … client: who asked (issue 15); lines from before sign-in read as ``local``
+_WHO_FIELDS = ("user", "user_name", "role", "client")
+_STRING_FIELDS = ("timestamp", "session_id", "page", "query", "answer_mode", "model", *_WHO_FIELDS)
 _FLOAT_FIELDS = ("processing_time_sec", "cost_usd")
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 FLAG_FIELDS = tuple(Flags.model_fields)
@@ -81,6 +83,7 @@ COLUMNS = (
     "timestamp",
     "date",
     "session_id",
+    *_WHO_FIELDS,
     "page",
     "query",
     "answer_mode",
@@ -406,6 +409,9 @@ def _frame(table: pa.Table) -> pd.DataFrame:
     frame["cost_usd"] = frame["cost_usd"].fillna(0.0)
     frame["page"] = frame["page"].fillna("unknown")
     frame["answer_mode"] = frame["answer_mode"].fillna("unknown")
+    frame["user"] = frame["user"].fillna("local")
+    frame["user_name"] = frame["user_name"].fillna(frame["user"])
+    frame["role"] = frame["role"].fillna("admin")
     frame["date"] = frame["timestamp"].str.slice(0, 10)
     return frame[list(COLUMNS)]
 

@@ -218,7 +218,11 @@ def run_evaluation(
         answer_mode=settings.answer_mode,
         settings={
             "target": target,
-            **{k: v for k, v in asdict(config).items() if k not in ("session_id", "write_audit")},
+            **{
+                k: v
+                for k, v in asdict(config).items()
+                if k not in ("session_id", "write_audit", "principal")
+            },
             "embedder": settings.embedder,
             "chat_model": settings.chat_model if settings.llm_enabled else None,
             "runbooks_dir": str(getattr(config, "data", None) or settings.runbooks_dir),

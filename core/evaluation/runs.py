@@ -72,6 +72,8 @@ def load_question_set_runs(
                 "total_sec": round(run.total_ms / 1000, 2),
                 "started_at": run.started_at,
                 "finished_at": run.finished_at,
+                "user_name": run.user_name,
+                "role": run.role,
                 "file": path.name,
             }
         )

@@ -142,7 +142,7 @@ def decode_html(data: bytes, name: str, path: str) -> str:
     ):
         if data.startswith(bom):
             return data[len(bom) :].decode(encoding, errors="replace")
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data:  # anywhere, not only in the first block
         raise SourceFileError(
             path, f"「{name}」はテキストではなくバイナリファイルのようです。スキップしました。"
         )

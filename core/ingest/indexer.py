@@ -27,13 +27,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import InputError, PathNotAllowedError, SourceFileError
+from core.ingest.folder import (
+    check_folder,
+    check_path_text,
+    link_escapes,
+    link_message,
+    require_files,
+    root_for,
+    walk_folder,
+)
 from core.ingest.loaders import (
-    SUPPORTED_SUFFIXES,
-    SUPPORTED_SUFFIXES_TEXT,
     content_hash,
     load_file,
     read_source_bytes,
 )
+from core.private import tighten
 from core.retrieval.corpus import Corpus
 from core.retrieval.graph import SQLiteGraphStore
 from core.retrieval.store import ChunkStore, chunk_vector_key, vector_key, window_key
@@ -83,6 +91,7 @@ class IndexReport:
 
 def resolve_allowed_folder(folder: str | Path, allowed_roots: list[Path]) -> Path:
     """A user-supplied folder, resolved, refused unless it lies under an allowed root."""
+    check_path_text(folder)
     path = Path(folder).expanduser()
     try:
         resolved = path.resolve(strict=False)
@@ -95,26 +104,6 @@ def resolve_allowed_folder(folder: str | Path, allowed_roots: list[Path]) -> Pat
             f"フォルダ「{folder}」は許可された場所の外にあります。許可されている場所: {allowed}"
         )
     return resolved
-
-
-def scan_folder(folder: Path) -> list[Path]:
-    """Supported files under ``folder`` (recursive, sorted, hidden files skipped)."""
-    if not folder.exists():
-        raise InputError(f"フォルダ「{folder}」が見つかりません。パスを確認してください。")
-    if not folder.is_dir():
-        raise InputError(f"「{folder}」はフォルダではありません。")
-    files = sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in SUPPORTED_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    )
-    if not files:
-        raise InputError(
-            f"フォルダ「{folder}」に対応ファイル（{SUPPORTED_SUFFIXES_TEXT}）がありません。"
-        )
-    return files
 
 
 def _now() -> str:
@@ -131,7 +120,11 @@ def update_corpus(
     started = time.perf_counter()
     report = IndexReport()
     settings = corpus.settings
-    files = scan_folder(folder)
+    check_folder(folder)
+    root = root_for(folder, settings.allowed_roots)
+    scan = walk_folder(folder, root)
+    report.skipped.extend(scan.refused)
+    files = require_files(folder, scan)
     manifest = corpus.store.manifest()
     params_changed = _params_changed(corpus)
 
@@ -143,6 +136,8 @@ def update_corpus(
         if progress:
             progress(i, len(files), f"確認中: {doc_id}")
         try:
+            if link_escapes(path, root):  # swapped for a link since the scan
+                raise SourceFileError(str(path), link_message(doc_id))
             data = read_source_bytes(path, settings.max_file_bytes)
             if manifest.get(doc_id) == content_hash(data) and not params_changed:
                 report.unchanged.append(doc_id)
@@ -229,7 +224,7 @@ def _analyze(
         for c in chunks:
             if stop.is_set():
                 raise _Cancelled
-            tokens[c.chunk_id] = corpus.tokenizer.tokenize(c.text)
+            tokens[c.chunk_id] = keyword_tokens(corpus, c)
             per_chunk[c.chunk_id] = extract_entities(c.text)
         mentions[doc.doc_id] = per_chunk
     return tokens, mentions
@@ -281,13 +276,24 @@ def _commit(corpus, chunked, removed, tokens_by_id, mentions, info) -> None:
             graph.replace_doc(doc.doc_id, mentions[doc.doc_id])
 
 
+def keyword_tokens(corpus: Corpus, chunk: Chunk) -> list[str]:
+    """The BM25 tokens of a chunk: its indexed text, then its own section heading again
+    (``heading_weight`` - 1 more times)."""
+    tokens = corpus.tokenizer.tokenize(chunk.text)
+    extra = corpus.spec.heading_weight - 1
+    if extra > 0 and chunk.heading_path:
+        tokens += corpus.tokenizer.tokenize(chunk.heading_path[-1]) * extra
+    return tokens
+
+
 def _chunk_params(corpus: Corpus) -> str:
     """What the stored chunks and tokens depend on besides the documents: a build whose
     parameters, chunker version or tokenizer version differ re-chunks everything."""
     spec = corpus.spec
     tokenizer = f"{corpus.tokenizer.name}.{corpus.tokenizer.version}"
     params = f"{spec.chunk_size}/{spec.chunk_overlap}/{tokenizer}/c{CHUNKER_VERSION}"
-    return params + (f"/w{spec.vector_window}" if spec.vector_window else "")
+    params += f"/w{spec.vector_window}" if spec.vector_window else ""
+    return params + (f"/h{spec.heading_weight}" if spec.heading_weight > 1 else "")
 
 
 def _vector_units(chunk: Chunk, window: int) -> list[tuple[str, str]]:
@@ -300,7 +306,10 @@ def _vector_units(chunk: Chunk, window: int) -> list[tuple[str, str]]:
 
 
 def _params_changed(corpus: Corpus) -> bool:
-    return corpus.store.get_meta("chunk_params") not in (None, _chunk_params(corpus))
+    """Everything must be re-chunked and re-embedded: other parameters, or a refused vector file."""
+    if corpus.store.get_meta("chunk_params") not in (None, _chunk_params(corpus)):
+        return True
+    return corpus.vectors_refused()
 
 
 def _apply(
@@ -369,5 +378,8 @@ def _apply(
             corpus.vectors.flush()
         store.set_meta("vectors_dirty", "0")
     report.total_chunks = len(live)
+    tighten(corpus.dir)  # index files written by libraries (bm25, FAISS): 0600 in 0700 folders
+    if not corpus.settings.chroma_host:
+        tighten(corpus.settings.chroma_dir)
     if progress:
         progress(1, 1, "完了")

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from core.errors import InputError
+from core.ingest.folder import check_path_text
 from core.ingest.loaders import load_file
 from core.schemas.documents import HEADING_SEPARATOR
 from core.settings import Settings
@@ -60,6 +61,7 @@ def _preview(text: str) -> str:
 
 def inspect_file(path: str | Path, settings: Settings) -> Inspection:
     """Load and chunk one file as the runbook index would; raises ``InputError`` (Japanese)."""
+    check_path_text(path)
     file = Path(path).expanduser()
     if not file.exists():
         raise InputError(f"ファイル「{path}」が見つかりません。パスを確認してください。")

@@ -58,7 +58,7 @@ def _mtime_iso(path: Path) -> str:
 
 
 def decode_markdown(data: bytes, name: str, path: str) -> str:
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data:  # anywhere, not only in the first block
         raise SourceFileError(
             path, f"「{name}」はテキストではなくバイナリファイルのようです。スキップしました。"
         )

@@ -247,6 +247,9 @@ def _outline_entries(reader: Any) -> list[tuple[int, int, float | None, str]]:
 
 
 _DOTTED_NUMBER = re.compile(r"(\d{1,3}(?:\.\d{1,3})*)\.?\s")
+_APPENDIX = re.compile(
+    r"(?:Appendix|Annex|APPENDIX|ANNEX|付録|附録)\s*[A-Z0-9]|[A-Z](\.\d{1,2})+\.?\s"
+)
 
 
 def _nest_by_numbers(
@@ -255,10 +258,18 @@ def _nest_by_numbers(
     """Deepen a flat outline by its numbers: ``2.3.1`` goes one level under the entry ``2.3``
     wherever the outline put it (many outlines list every subsection at one level)."""
     levels: dict[str, int] = {}
+    chapters = [lv for lv, _, _, t in entries if re.match(r"\d{1,2}\.?\s", t)]
+    top_level = min(chapters) if chapters else None
     out = []
     for level, page, top, title in entries:
+        if _BULLET_START.match(title):
+            continue  # a list item some converters put in the outline ("\uf03c Blank media")
         match = _DOTTED_NUMBER.match(title + " ")
-        if match:
+        if top_level is not None and _APPENDIX.match(title):
+            # "Appendix A—…" sits beside the chapters, whatever level the converter gave it;
+            # "A.1 …" goes under its appendix
+            level = top_level if not _APPENDIX.match(title).group(1) else top_level + 1
+        elif match:
             number = match.group(1)
             parent = number.rsplit(".", 1)[0] if "." in number else None
             if parent is not None and parent in levels:
@@ -385,7 +396,12 @@ def _insert_heading(
 _NOT_HEADING_END = tuple("。．!！:：;；,，、")  # a question may be a heading (FAQ)
 
 
-_HEADING_NUMBER = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+\S|第\S{1,4}([章節項])")
+_HEADING_NUMBER = re.compile(
+    r"(\d{1,2}(?:\.\d{1,2}){0,5}|[A-Z](?:\.\d{1,2}){1,5})\.?\s+\S|第\S{1,4}([章節項])"
+    r"|(?:Appendix|Annex|APPENDIX|ANNEX|付録|附録)\s*[A-Z0-9Ａ-Ｚ０-９]"
+)
+# a plain "7." heading: a chapter when it continues the chapter numbers, else a numbered item
+_PLAIN_NUMBER = re.compile(r"(\d{1,2})\.?\s+\S")
 
 
 def _style_levels(candidates: list[tuple[PdfLine, tuple[float, bool]]]) -> list[int]:
@@ -403,20 +419,42 @@ def _style_levels(candidates: list[tuple[PdfLine, tuple[float, bool]]]) -> list[
                 return number + 1
         return len(recurring) + 1
 
-    levels = []
+    levels: list[int] = []
+    chapter = 0  # the last chapter number ("3. Handling an Incident")
+    listed: tuple[int, int] | None = None  # (level, number) of a run of numbered items
     for line, style in candidates:
-        match = _HEADING_NUMBER.match(line.text.strip())
+        text = line.text.strip()
+        match = _HEADING_NUMBER.match(text)
+        plain = _PLAIN_NUMBER.match(text)
+        if plain and levels:
+            number = int(plain.group(1))
+            if listed and number == listed[1] + 1:  # the run of items goes on
+                listed = (listed[0], number)
+                levels.append(listed[0])
+                continue
+            if number not in (chapter, chapter + 1):
+                # "1. What is an incident?" under an appendix: numbered items of the section
+                # above, not chapter 1 again
+                listed = (min(levels[-1] + 1, 6), number)
+                levels.append(listed[0])
+                continue
         if match and match.group(1):
             level = match.group(1).count(".") + 1
-        elif match:
+            if plain:
+                chapter = int(plain.group(1))
+        elif match and match.group(2):
             level = _CHAPTER_LEVEL[match.group(2)]
+        elif match:  # Appendix A, 付録 B
+            level = 1
         else:
             level = rank(style)
+        listed = None
         levels.append(min(level, 6))
     return levels
 
 
 _CHAPTER_LEVEL = {"章": 1, "節": 2, "項": 3}
+_URL_LIKE = re.compile(r"://|^www\.|\bdoi\.org/", re.IGNORECASE)
 
 
 def _font_headings(pages: list[list[PdfLine]]) -> None:
@@ -433,8 +471,12 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
         text = line.text.strip()
         if len(text) > _MAX_HEADING_CHARS or text.endswith(_NOT_HEADING_END):
             return None
-        if text.endswith(".") and not re.search(r"(?:^|\s)[\dA-Za-z]+(?:\.\d+)*\.$", text):
-            return None
+        if text.endswith(".") and not re.search(r"(?:^|\s)(?:\d+|[A-Z])(?:\.\d+)*\.$", text):
+            return None  # a sentence set in bold, not a heading ("Chapter 3." and "A." are)
+        if _BULLET_START.match(text) or text.startswith(("- ", "* ")) or _URL_LIKE.search(text):
+            return None  # a list item in bold, or a URL in a large font
+        if text[:1].islower():
+            return None  # the wrapped end of a bold sentence ("and applications")
         size = round(line.size * 2) / 2
         if size >= body_size + max(0.5, 0.08 * body_size):
             return (size, line.bold)

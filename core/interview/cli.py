@@ -186,7 +186,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from core.interview.store import SessionStore
+    from core.interview.store import open_session_store
     from core.interview.wal import replay, wal_files, wal_salt
     from core.settings import get_settings
 
@@ -198,7 +198,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         paths = wal_files(settings.wal_dir, [day])
     if not paths or not all(p.exists() for p in paths):
         raise InputError("WAL ファイルが見つかりません。--date または --file を確認してください。")
-    report = replay(paths, SessionStore(settings.interview_db), wal_salt(settings))
+    report = replay(paths, open_session_store(settings), wal_salt(settings))
     if args.json:
         _print_json(
             {

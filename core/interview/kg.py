@@ -10,6 +10,8 @@ backend: ``SQLiteKnowledgeGraph`` (default, in ``interview.sqlite``) or ``Neo4jK
 (``NEO4J_URI`` set; the design's Cypher with ``MERGE`` by id; ``orchestrator.open_graph`` chooses). Upserts keep the maximum
 confidence, the provenance and created/updated timestamps. A backend failure is a warning: the
 batches stay in the outbox and are retried on the next turn. It never stops the interview.
+The graph is for looking across sessions, not for writing documents: every string of a batch is
+masked (``core.masking``) before it reaches a backend, while the sealed session keeps the text.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pydantic import BaseModel, Field
 from core.interview.domains import SlotSpec
 from core.interview.state import Approval, Fact, SessionState
 from core.interview.store import SessionStore, ThreadConnections
+from core.masking import mask_value
 
 log = logging.getLogger(__name__)
 
@@ -324,7 +327,7 @@ def flush_outbox(store: SessionStore, graph: KnowledgeGraph, limit: int = 200) -
     done: list[int] = []
     for seq, raw in pending:
         try:
-            graph.apply(GraphBatch.model_validate(raw))
+            graph.apply(GraphBatch.model_validate(mask_value(raw)))
         except Exception as exc:
             rest = [s for s, _ in pending if s not in done]
             store.outbox_failed(rest, f"{type(exc).__name__}: {exc}")

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.access import LOCAL, Principal
 from core.errors import InputError
 from core.interview.adaptation import adapted_values
 from core.interview.answers import AnswerKind, classify_answer, detect_language
@@ -48,7 +49,12 @@ from core.interview.state import (
     StopInfo,
 )
 from core.interview.stop import abort_stop
-from core.interview.store import CorruptSessionError, SessionStore, SessionSummary
+from core.interview.store import (
+    CorruptSessionError,
+    SessionStore,
+    SessionSummary,
+    open_session_store,
+)
 from core.interview.turnloop import TurnContext, TurnLoop, iso, session_specs
 from core.interview.wal import (
     RECOVERED_MESSAGE,
@@ -120,7 +126,7 @@ class Interviewer:
         durable_wal: bool = True,
     ) -> None:
         self.settings = settings
-        self.store = store or SessionStore(settings.interview_db)
+        self.store = store or open_session_store(settings)
         self.graph = graph or open_graph(settings)
         self.policy = get_policy(policy) if isinstance(policy, str) else policy
         self.params = params or VoIParams()
@@ -144,9 +150,17 @@ class Interviewer:
 
     # --- sessions ------------------------------------------------------------------------
     def start(
-        self, domain: str, topic: str, *, user_id: str = "local", language: str | None = None
+        self,
+        domain: str,
+        topic: str,
+        *,
+        user_id: str = "local",
+        language: str | None = None,
+        actor: Principal = LOCAL,
     ) -> TurnResult:
-        """Open a session on ``topic`` (the user's first message) and ask the first question."""
+        """Open a session on ``topic`` (the user's first message) and ask the first question.
+
+        ``actor`` (every public method takes one): who acts, recorded on each WAL event."""
         t0 = time.perf_counter()
         spec = get_domain(domain)
         text = " ".join((topic or "").split())
@@ -179,7 +193,7 @@ class Interviewer:
                 language=state.language,
             )
         )
-        ctx = TurnContext(state, spec, session_specs(state, spec), now, self.wal)
+        ctx = TurnContext(state, spec, session_specs(state, spec), now, self.wal, actor=actor)
         if self.llm is not None:
             extra = self.llm.propose_slots(state, spec)
             if extra:
@@ -196,14 +210,14 @@ class Interviewer:
         self.loop.advance(ctx, first=True)
         return self._commit(ctx, t0)
 
-    def answer(self, session_id: str, text: str) -> TurnResult:
+    def answer(self, session_id: str, text: str, *, actor: Principal = LOCAL) -> TurnResult:
         """Take the answer to the pending question and reply with the next one (or stop)."""
         t0 = time.perf_counter()
         state, warnings = self._load(session_id)
         if state.status == "stopped":
             return _as_is(state, warnings, ENDED)
         text = text or ""
-        ctx = self._context(state, warnings)
+        ctx = self._context(state, warnings, actor)
         state.turn += 1
         targets = list(state.pending_targets)
         kind = classify_answer(text)
@@ -237,13 +251,13 @@ class Interviewer:
         self.loop.advance(ctx, unanswered=unanswered)
         return self._commit(ctx, t0)
 
-    def abort(self, session_id: str) -> TurnResult:
+    def abort(self, session_id: str, *, actor: Principal = LOCAL) -> TurnResult:
         """End the interview now; the document is written from what is known."""
         t0 = time.perf_counter()
         state, warnings = self._load(session_id)
         if state.status == "stopped":
             return _as_is(state, warnings, ENDED)
-        ctx = self._context(state, warnings)
+        ctx = self._context(state, warnings, actor)
         self.loop.finish(ctx, abort_stop(state, ctx.now))
         return self._commit(ctx, t0)
 
@@ -275,7 +289,13 @@ class Interviewer:
         )
 
     def confirm_fact(
-        self, session_id: str, fact_id: str, decision: str = "confirmed", approver: str = "user"
+        self,
+        session_id: str,
+        fact_id: str,
+        decision: str = "confirmed",
+        approver: str = "user",
+        *,
+        actor: Principal = LOCAL,
     ) -> SessionState:
         """Approve or reject a pending fact (design 12.1 Approval); a rejected value no longer
         fills its slot."""
@@ -285,7 +305,7 @@ class Interviewer:
         fact = state.facts.get(fact_id)
         if fact is None:
             raise InputError(f"事実が見つかりません: {fact_id}")
-        ctx = self._context(state, warnings)
+        ctx = self._context(state, warnings, actor)
         fact.status = decision  # type: ignore[assignment]
         approval = state.approvals.get(f"a-{fact_id}")
         if approval:
@@ -301,7 +321,9 @@ class Interviewer:
         return state
 
     # --- internals -----------------------------------------------------------------------
-    def _context(self, state: SessionState, warnings: list[str]) -> TurnContext:
+    def _context(
+        self, state: SessionState, warnings: list[str], actor: Principal = LOCAL
+    ) -> TurnContext:
         domain = get_domain(state.goal_kind)
         return TurnContext(
             state,
@@ -310,6 +332,7 @@ class Interviewer:
             self.clock(),
             self.wal,
             warnings=list(warnings),
+            actor=actor,
         )
 
     def _commit(self, ctx: TurnContext, t0: float) -> TurnResult:

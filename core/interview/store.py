@@ -9,6 +9,11 @@ Tables:
   deleted once the graph backend took them (a graph failure is retried on the next turn).
 
 Every call opens its own connection (the page runs in several threads).
+
+At rest the answers are encrypted, not masked (``core.sealing``, AES-256-GCM): ``state_json``,
+``topic``, ``kg_outbox.batch_json`` and ``corrupt_sessions.raw`` hold sealed text, because the
+document the interview writes needs what the user said verbatim. The WAL, which is for replay
+and audit, is masked instead. The file is created 0600 (``core.private``).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from pydantic import ValidationError
 
 from core.errors import InputError, WorkbenchError
 from core.interview.state import SessionState
+from core.private import private_file
+from core.sealing import Sealer, SealError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -109,10 +116,11 @@ class ThreadConnections:
     def get(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)  # 0600: SQLite gives -wal / -shm the same mode
             conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA secure_delete=ON")  # overwritten rows leave no plain text
             self._local.conn = conn
         return conn
 
@@ -123,9 +131,18 @@ class ThreadConnections:
             self._local.conn = None
 
 
+def open_session_store(settings: Any, path: Path | None = None) -> SessionStore:
+    """The store of ``settings`` (``interview_db`` unless ``path``), sealed with
+    ``WB_STORE_KEY`` or the state folder's key file."""
+    db = Path(path or settings.interview_db)
+    key = settings.store_key.get_secret_value() if settings.store_key is not None else None
+    return SessionStore(db, Sealer.for_store(db, key))
+
+
 class SessionStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, sealer: Sealer | None = None) -> None:
         self.path = Path(path)
+        self.sealer = sealer or Sealer.for_store(self.path)
         self._conns = ThreadConnections(self.path)
         with self._connect() as conn:
             conn.executescript(SCHEMA)
@@ -138,6 +155,16 @@ class SessionStore:
 
     def close(self) -> None:
         self._conns.close()
+
+    def _seal(self, text: str, column: str) -> str:
+        return self.sealer.seal(text, column)
+
+    def _open(self, value: str, column: str) -> str:
+        """The plain text; a value that does not open is returned sealed (reads as corrupt)."""
+        try:
+            return self.sealer.open(value, column)
+        except SealError:
+            return value
 
     # --- sessions --------------------------------------------------------------------
     def save(
@@ -172,20 +199,23 @@ class SessionStore:
                         state.session_id,
                         state.user_id,
                         state.goal_kind,
-                        state.topic,
+                        self._seal(state.topic, "topic"),
                         state.status,
                         state.stop.reason if state.stop else None,
                         state.turn,
                         state.created_at,
                         state.updated_at or state.created_at,
                         version,
-                        payload,
+                        self._seal(payload, "state_json"),
                     ),
                 )
                 for batch in outbox or []:
                     conn.execute(
                         "INSERT INTO kg_outbox (created_at, batch_json) VALUES (?, ?)",
-                        (time.time(), json.dumps(batch, ensure_ascii=False)),
+                        (
+                            time.time(),
+                            self._seal(json.dumps(batch, ensure_ascii=False), "batch_json"),
+                        ),
                     )
                 conn.execute("COMMIT")
             except BaseException:
@@ -200,7 +230,12 @@ class SessionStore:
             row = conn.execute(
                 "SELECT * FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
-        return dict(row) if row else None
+        if row is None:
+            return None
+        data = dict(row)
+        data["topic"] = self._open(data["topic"], "topic")
+        data["state_json"] = self._open(data["state_json"], "state_json")
+        return data
 
     def load(self, session_id: str) -> SessionState:
         row = self.raw(session_id)
@@ -243,17 +278,18 @@ class SessionStore:
         for row in rows:
             corrupt = False
             try:
-                json.loads(row[9])
-            except ValueError:
+                json.loads(self.sealer.open(row[9], "state_json"))
+            except (ValueError, SealError):
                 corrupt = True
-            out.append(SessionSummary(*row[:9], corrupt=corrupt))
+            topic = self._open(row[3], "topic")
+            out.append(SessionSummary(*row[:3], topic, *row[4:9], corrupt=corrupt))
         return out
 
     def quarantine(self, session_id: str, raw: str) -> None:
         with self._connect() as conn:
             conn.execute(
                 "INSERT INTO corrupt_sessions (session_id, saved_at, raw) VALUES (?, ?, ?)",
-                (session_id, time.time(), raw),
+                (session_id, time.time(), self._seal(raw, "raw")),
             )
 
     def quarantined(self, session_id: str) -> list[str]:
@@ -261,7 +297,7 @@ class SessionStore:
             rows = conn.execute(
                 "SELECT raw FROM corrupt_sessions WHERE session_id = ? ORDER BY id", (session_id,)
             ).fetchall()
-        return [r[0] for r in rows]
+        return [self._open(r[0], "raw") for r in rows]
 
     def session_ids(self) -> list[str]:
         with self._connect() as conn:
@@ -273,7 +309,7 @@ class SessionStore:
             rows = conn.execute(
                 "SELECT seq, batch_json FROM kg_outbox ORDER BY seq LIMIT ?", (limit,)
             ).fetchall()
-        return [(seq, json.loads(raw)) for seq, raw in rows]
+        return [(seq, json.loads(self._open(raw, "batch_json"))) for seq, raw in rows]
 
     def outbox_done(self, seqs: list[int]) -> None:
         if not seqs:

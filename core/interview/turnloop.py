@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
+from core.access import LOCAL, Principal
 from core.interview import adaptation as adapt
 from core.interview.answers import AnswerKind, classify_answer
 from core.interview.artifacts import render_markdown
@@ -57,6 +58,7 @@ class TurnContext:
     warnings: list[str] = field(default_factory=list)
     report: FillReport = field(default_factory=FillReport)
     resolved: list[Contradiction] = field(default_factory=list)
+    actor: Principal = LOCAL  # who acts in this turn (the WAL records it)
 
     def event(self, event: str, data: dict[str, Any]) -> None:
         self.records.append(
@@ -66,6 +68,7 @@ class TurnContext:
                 user_id=self.state.user_id,
                 session_id=self.state.session_id,
                 ts=self.now,
+                actor=self.actor,
             )
         )
 

@@ -1,6 +1,7 @@
 """Write-ahead log of interview events (design appendix C / D).
 
-One JSON line per event, ``{ts, event, data, user_id_hash}``, UTF-8, in
+One JSON line per event, ``{ts, event, data, user_id_hash, user, user_name, role, client}``
+(who acted, in clear like the audit log's attribution), UTF-8, in
 ``logs/wal/YYYY-MM-DD.log``. User and session ids are hashed with a salt (``settings.wal_salt``
 or a per-state ``state/wal.salt`` file); every string in ``data`` goes through
 ``core.masking.mask_value`` (e-mail, phone, address, credentials …).
@@ -26,9 +27,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from core.access import Principal
 from core.interview.state import SessionState
 from core.interview.store import SessionStore
 from core.masking import mask_text
+from core.private import open_private_append, private_dir
 from core.settings import Settings
 
 SNAPSHOT_EVENTS = {"session_started", "turn_committed", "session_stopped"}
@@ -52,7 +55,7 @@ def wal_salt(settings: Settings) -> str:
     if settings.wal_salt:
         return settings.wal_salt
     path = settings.interview_db.parent / "wal.salt"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -75,6 +78,16 @@ def pseudonymize(state: SessionState, salt: str) -> dict[str, Any]:
     return mask_value(data)  # type: ignore[return-value]
 
 
+def actor_fields(actor: Principal) -> dict[str, Any]:
+    """Who acted, as the audit log records it: ``user``, ``user_name``, ``role``, ``client``."""
+    return {
+        "user": actor.subject,
+        "user_name": actor.name,
+        "role": actor.role,
+        "client": actor.client,
+    }
+
+
 class WalWriter:
     """Appends records; ``durable=False`` skips the fsync (simulations in a temporary folder)."""
 
@@ -94,8 +107,10 @@ class WalWriter:
         user_id: str | None = None,
         session_id: str | None = None,
         ts: float | None = None,
+        actor: Principal | None = None,
     ) -> dict[str, Any]:
-        """One WAL record (masked, ids hashed), not yet written."""
+        """One WAL record (masked, ids hashed), not yet written; ``actor``: who acted (the
+        signed-in user's subject and display name, role and client address, issue 15)."""
         when = datetime.fromtimestamp(ts, UTC) if ts is not None else datetime.now(UTC)
         body = dict(mask_value(data))  # type: ignore[arg-type]
         if session_id is not None:
@@ -105,6 +120,7 @@ class WalWriter:
             "event": event,
             "data": body,
             "user_id_hash": self.hash(user_id) if user_id is not None else None,
+            **(actor_fields(actor) if actor is not None else {}),
         }
 
     def write(self, event: str, data: dict[str, Any], **kwargs: Any) -> None:
@@ -114,14 +130,14 @@ class WalWriter:
         """Append records (one line each) with a single lock and fsync, to each day's file."""
         if not records:
             return
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         by_path: dict[Path, list[str]] = {}
         for rec in records:
             day = str(rec["ts"])[:10]
             line = json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"
             by_path.setdefault(self.dir / f"{day}.log", []).append(line)
         for path, lines in by_path.items():
-            with path.open("ab") as fh:
+            with open_private_append(path) as fh:
                 fcntl.flock(fh, fcntl.LOCK_EX)
                 try:
                     if fh.tell() > 0:

@@ -60,6 +60,28 @@ _JSON_MESSAGES = (
 )
 
 
+# Deeper than any question set needs, far below what recursive walkers (validation, copying,
+# the page's JSON view) survive: a 950-deep document is refused here, not by a RecursionError.
+MAX_JSON_DEPTH = 64
+
+
+def json_depth_exceeds(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether containers nest deeper than ``limit`` (iterative: no recursion at any depth)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
 def _read_error(message: str) -> ContractError:
     return ContractError(message, [("", message)])
 
@@ -86,18 +108,21 @@ def parse_json_bytes(raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
             "可能性があります。UTF-8 で保存し直してください。"
         ) from None
     try:
-        return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_reject_constant)
+        data = json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         reason = next((ja for en, ja in _JSON_MESSAGES if exc.msg.startswith(en)), "構文エラーです")
         raise _read_error(
             f"JSON として解析できません（{exc.lineno} 行 {exc.colno} 列: {reason}）。"
         ) from None
     except RecursionError:
-        raise _read_error("JSON の入れ子が深すぎます。") from None
+        raise _read_error(f"JSON の入れ子が深すぎます（上限 {MAX_JSON_DEPTH} 段）。") from None
     except ValueError as exc:  # NaN / Infinity, or an integer too long to convert
         if str(exc) in ("NaN", "Infinity", "-Infinity"):
             raise _read_error(f"JSON では使えない値 {exc} が含まれています。") from None
         raise _read_error("JSON に扱えない数値が含まれています（桁数が多すぎます）。") from None
+    if json_depth_exceeds(data):
+        raise _read_error(f"JSON の入れ子が深すぎます（上限 {MAX_JSON_DEPTH} 段）。")
+    return data
 
 
 def read_bytes(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> bytes:

@@ -27,7 +27,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.access import LOCAL, Principal
 from core.errors import ContractError, InputError, WorkbenchError
+from core.masking import mask_text, mask_value
+from core.private import private_dir
 from core.question_sets.contract import (
     QuestionSet,
     canonical_bytes,
@@ -80,6 +83,12 @@ class RunFile(BaseModel):
     question_count: int
     started_at: str
     finished_at: str | None = None
+    # who ran it (issue 15): subject and display name, role, client address; ``local`` without
+    # sign-in and in files written before
+    user: str = "local"
+    user_name: str = "local"
+    role: str = "admin"
+    client: str | None = None
     records: list[RunRecord] = Field(default_factory=list)
 
     @property
@@ -147,8 +156,12 @@ def list_runs(settings: Settings) -> list[Path]:
     return sorted(folder.glob("run-*.json"), key=lambda p: p.name, reverse=True)
 
 
-def _new_run(qs: QuestionSet, target: Target) -> RunFile:
+def _new_run(qs: QuestionSet, target: Target, principal: Principal) -> RunFile:
     return RunFile(
+        user=principal.subject,
+        user_name=principal.name,
+        role=principal.role,
+        client=principal.client,
         run_id=uuid.uuid4().hex[:12],
         status="running",
         target=target.name,
@@ -182,14 +195,18 @@ def run_question_set(
     progress: Progress | None = None,
     resume: str | Path | None = None,
     out: str | Path | None = None,
+    principal: Principal = LOCAL,
 ) -> RunResult:
-    """Ask every question of ``qs`` in order; write and return the run file."""
+    """Ask every question of ``qs`` in order; write and return the run file (run by
+    ``principal``: build the target with the same one, so its audit records name them too)."""
     if resume is not None:
         path = Path(resume)
         run = _resume(path, qs, target)
     else:
-        run = _new_run(qs, target)
+        run = _new_run(qs, target, principal)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")  # microseconds: runs sort by time
+        if out is None:
+            private_dir(settings.runs_dir)
         path = (
             Path(out) if out else settings.runs_dir / f"run-{stamp}-{target.name}-{run.run_id}.json"
         )
@@ -231,20 +248,21 @@ def _ask_one(qs: QuestionSet, target: Target, index: int, qid: str, text: str) -
     except Exception as exc:  # one failing question must not lose the run
         answer, error = None, f"予期しないエラー: {type(exc).__name__}: {exc}"
     elapsed = (time.perf_counter() - t0) * 1000
+    # A run file is a sink like the audit log: questions, answers and excerpts are masked.
     return RunRecord(
         index=index,
         question_id=qid,
-        question_text=text,
+        question_text=mask_text(text),
         ordinance_id=qs.ordinance_id,
         question_set_id=qs.question_set_id,
         source_golden_question_pool=qs.source_golden_question_pool,
-        answer=str(answer.answer) if answer else "",
+        answer=mask_text(str(answer.answer)) if answer else "",
         answer_mode=str(answer.answer_mode) if answer else "",
-        citations=[jsonable(c) for c in answer.citations] if answer else [],
+        citations=[mask_value(jsonable(c)) for c in answer.citations] if answer else [],
         flags={str(k): bool(v) for k, v in answer.flags.items()} if answer else {},
         started_at=started,
         elapsed_ms=round(elapsed, 3),
-        error=error,
+        error=mask_text(error) if error else None,
     )
 
 

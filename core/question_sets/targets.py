@@ -10,9 +10,10 @@ its audit records can be told from operators' questions.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
+from core.access import LOCAL, Principal
 from core.errors import WorkbenchError
 from core.pipelines import PIPELINES, TARGET_LABELS
 from core.schemas.answer import Answer
@@ -91,9 +92,13 @@ class FunctionTarget:
 
 
 def make_target(
-    name: str, settings: Settings, pipelines: Mapping[str, Any] | None = None
+    name: str,
+    settings: Settings,
+    pipelines: Mapping[str, Any] | None = None,
+    principal: Principal = LOCAL,
 ) -> Target:
-    """The pipeline ``name`` of ``pipelines`` (default ``core.pipelines.PIPELINES``) as a target.
+    """The pipeline ``name`` of ``pipelines`` (default ``core.pipelines.PIPELINES``) as a target,
+    asking as ``principal`` (its audit records name them).
 
     TargetUnavailableError (Japanese) when there is no such pipeline.
     """
@@ -104,6 +109,8 @@ def make_target(
             f"実行先「{name}」はありません（{', '.join(pipelines)} のいずれか）。"
         )
     config = pipeline.config_for(RUN_SESSION_ID)
+    if is_dataclass(config) and "principal" in {f.name for f in fields(config)}:
+        config = replace(config, principal=principal)
     return FunctionTarget(name, lambda text: pipeline(text, [], config, settings))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import shutil
 import sqlite3
 import threading
@@ -17,6 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.audit_keys import AuditKeyError
+from core.errors import IndexStateError
+from core.index_integrity import IndexIntegrityError, IndexSeal, refused
 from core.retrieval.embeddings import Embedder, EmbedderInfo, configured_info, get_embedder
 from core.retrieval.graph import GraphStore, SQLiteGraphStore
 from core.retrieval.graph_neo4j import Neo4jGraphStore
@@ -25,6 +29,12 @@ from core.retrieval.store import ChunkStore
 from core.retrieval.vector import ChromaVectorIndex, FaissVectorIndex, VectorIndex, chroma_client
 from core.settings import Settings
 from core.text.tokenize import Tokenizer, get_tokenizer
+
+RUNBOOK_HEADING_WEIGHT = 2
+log = logging.getLogger(__name__)
+
+KEYWORD_DIR = "bm25"
+LEGACY_KEYWORD_FILE = "bm25.pkl"  # older versions pickled the index: never loaded
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +49,10 @@ class CorpusSpec:
     # 0: one vector per chunk; N: one per passage window of at most N characters
     # (``core.text.chunking.vector_texts``), the chunk scored by its best window.
     vector_window: int = 0
+    # how many times a chunk's own section heading counts in its keyword text (BM25F-like:
+    # a runbook section titled "Owner Responsibilities" answers "what is the owner responsible
+    # for" before a neighbouring section that mentions owners in passing)
+    heading_weight: int = 1
 
 
 def open_graph_store(
@@ -80,6 +94,7 @@ class Corpus:
         )
         self._keywords: dict[int, KeywordIndex] = {}  # generation -> index (the newest two)
         self._keyword_lock = threading.Lock()
+        self._seal: IndexSeal | None = None
 
     @property
     def vectors(self) -> VectorIndex:
@@ -109,7 +124,13 @@ class Corpus:
 
     def _open_vectors(self) -> VectorIndex:
         if self.spec.vector_backend == "faiss":
-            return FaissVectorIndex(self.dir / "vectors.npz", self.embedder_info)
+            try:
+                seal: IndexSeal | None = self.seal
+            except AuditKeyError as exc:
+                raise IndexStateError(
+                    f"索引の署名鍵を使えません（{exc.user_message}）。", detail=exc.detail
+                ) from exc
+            return FaissVectorIndex(self.dir / "vectors.npz", self.embedder_info, seal)
         return ChromaVectorIndex(self.settings, self.spec.collection, self.embedder_info)
 
     # --- keyword index (derived from the store, cached per generation) ------------------
@@ -126,17 +147,53 @@ class Corpus:
         with self._keyword_lock:
             index = self._keywords.get(generation)
             if index is None:
-                path = self.dir / "bm25.pkl"
-                index = KeywordIndex.load(path, generation)
-                if index is None:
-                    rows = list(self.store.iter_chunks())
-                    index = KeywordIndex([r.chunk.chunk_id for r in rows], [r.tokens for r in rows])
-                    if generation >= max(self._keywords, default=generation):
-                        index.save(path, generation)
+                newest = generation >= max(self._keywords, default=generation)
+                index = self._load_keyword(generation, save=newest)
                 self._keywords[generation] = index
                 for old in sorted(self._keywords)[:-2]:
                     del self._keywords[old]
             return index
+
+    @property
+    def seal(self) -> IndexSeal:
+        """The key and embedder that this corpus' index files are signed with and checked against."""
+        if self._seal is None:
+            info = self.embedder_info
+            self._seal = IndexSeal.for_settings(self.settings, info.name, info.dim)
+        return self._seal
+
+    def _load_keyword(self, generation: int, save: bool = True) -> KeywordIndex:
+        """The saved keyword index when its manifest holds, else one rebuilt from the store
+        (saved unless ``save`` is False: a search still on an older generation)."""
+        legacy = self.dir / LEGACY_KEYWORD_FILE
+        if legacy.exists():  # the pickle of older versions is never loaded: drop it
+            log.warning("旧形式のキーワード索引（pickle）「%s」は読み込まずに削除します。", legacy)
+            legacy.unlink(missing_ok=True)
+        folder = self.dir / KEYWORD_DIR
+        try:
+            seal: IndexSeal | None = self.seal
+        except AuditKeyError as exc:  # no usable key: serve from memory, load and save nothing
+            log.warning("索引の署名鍵を使えません: %s", exc.user_message)
+            seal = None
+        if seal is not None and folder.exists():
+            try:
+                return KeywordIndex.load(folder, generation, seal)
+            except IndexIntegrityError as exc:
+                refused(exc)
+        rows = list(self.store.iter_chunks())
+        index = KeywordIndex([r.chunk.chunk_id for r in rows], [r.tokens for r in rows])
+        if seal is not None and save:
+            try:
+                index.save(folder, generation, seal)
+            except OSError as exc:  # the index still serves from memory
+                log.warning("キーワード索引を保存できません: %s", exc)
+        return index
+
+    def vectors_refused(self) -> bool:
+        """The FAISS vector file was refused (foreign or altered): every chunk must be re-embedded."""
+        if self.spec.vector_backend != "faiss":
+            return False
+        return bool(getattr(self.vectors, "refused", False)) and bool(self.store.manifest())
 
     def stats(self) -> dict[str, object]:
         stats = self.store.stats()
@@ -181,6 +238,8 @@ def runbook_spec(settings: Settings, folder: Path | None = None) -> CorpusSpec:
         chunk_size=settings.runbook_chunk_size,
         chunk_overlap=settings.runbook_chunk_overlap,
         source_dir=folder,
+        vector_window=settings.runbook_vector_window,
+        heading_weight=RUNBOOK_HEADING_WEIGHT,
     )
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from core.errors import EmbedderMismatchError, ModelUnavailableError
+from core.private import private_file
 from core.settings import Settings
 
 
@@ -188,7 +189,7 @@ class CachedEmbedder(Embedder):
     """
 
     def __init__(self, inner: Embedder, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
         self.inner = inner
         self.info = inner.info
         self.hits = 0

@@ -3,18 +3,28 @@
 Scoring uses ``bm25s`` (sparse matrices; the same BM25 as ``rank_bm25`` but ~30x faster per
 query at 2.3k passages and ~300x at 100k, measured in DESIGN.md and ``bench/``). The token
 lists live in the chunk store, so rebuilding the matrix never re-tokenizes; the built matrix is
-cached in a pickle tagged with the store generation it was built from.
+cached on disk in bm25s' own format (numpy arrays loaded with ``allow_pickle=False``, JSON
+vocabulary) plus a JSON sidecar (keys, generation), signed by a manifest
+(``core.index_integrity``): a foreign or altered file is refused and the index rebuilt from the
+store, never unpickled.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import pickle
+import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
+from core.index_integrity import IndexIntegrityError, IndexSeal
+
+SIDECAR = "keyword.json"
+SIDECAR_FORMAT = "wb-keyword-1"
+MANIFEST_KIND = "keyword-bm25s"
 
 
 class KeywordIndex:
@@ -45,6 +55,13 @@ class KeywordIndex:
         with self._lock:
             return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
 
+    def known_share(self, query_tokens: Sequence[str]) -> float:
+        """Share of the query's distinct tokens that occur in the corpus (1.0 for no tokens)."""
+        distinct = {t for t in query_tokens if t}
+        if not distinct:
+            return 1.0
+        return len(distinct & self._vocab) / len(distinct)
+
     def search(self, query_tokens: Sequence[str], n: int) -> list[tuple[str, float]]:
         """The ``n`` best keys with a positive score, best first (no other threshold)."""
         scores = self.scores(query_tokens)
@@ -56,30 +73,59 @@ class KeywordIndex:
         return [(self.keys[i], float(scores[i])) for i in top if scores[i] > 0]
 
     # --- persistence -----------------------------------------------------------------
-    def save(self, path: Path, generation: int) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump({"generation": generation, "index": self}, fh, protocol=5)
-        os.replace(tmp, path)
-
-    @staticmethod
-    def load(path: Path, generation: int) -> KeywordIndex | None:
-        """The cached index when it was built from ``generation``; otherwise None."""
+    def save(self, folder: Path, generation: int, seal: IndexSeal) -> None:
+        """Write bm25s' own files, a JSON sidecar (keys, generation) and a signed manifest into
+        ``folder``, swapped in whole (a reader sees the old folder, the new one, or none)."""
+        folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = folder.with_name(f".{folder.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(mode=0o700)
         try:
-            with path.open("rb") as fh:
-                data = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
-            return None
-        if data.get("generation") != generation:
-            return None
-        return data["index"]
+            if self.keys and not self._empty:
+                with self._lock:
+                    self._bm25.save(str(tmp), allow_pickle=False, show_progress=False)
+            sidecar = {
+                "format": SIDECAR_FORMAT,
+                "generation": generation,
+                "keys": self.keys,
+                "empty": self._empty or not self.keys,
+            }
+            (tmp / SIDECAR).write_text(json.dumps(sidecar, ensure_ascii=False), encoding="utf-8")
+            for file in tmp.iterdir():
+                file.chmod(0o600)
+            seal.write(tmp / SIDECAR, MANIFEST_KIND, sorted(tmp.iterdir()), generation)
+            old = folder.with_name(tmp.name + ".old")
+            if folder.exists():
+                os.replace(folder, old)
+            os.replace(tmp, folder)
+            shutil.rmtree(old, ignore_errors=True)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
+    @classmethod
+    def load(cls, folder: Path, generation: int, seal: IndexSeal) -> KeywordIndex:
+        """The saved index of ``generation``; IndexIntegrityError when it is missing, foreign,
+        altered or of another generation (the caller rebuilds it). Nothing is unpickled."""
+        import bm25s
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
+        seal.check(folder / SIDECAR, MANIFEST_KIND, generation)
+        try:
+            sidecar = json.loads((folder / SIDECAR).read_text(encoding="utf-8"))
+            keys = [str(k) for k in sidecar["keys"]]
+            index = cls.__new__(cls)
+            index.keys = keys
+            index._lock = threading.Lock()
+            index._empty = bool(sidecar["empty"])
+            if index._empty:
+                index._bm25 = bm25s.BM25()
+            else:
+                index._bm25 = bm25s.BM25.load(
+                    str(folder), mmap=False, allow_pickle=False, show_progress=False
+                )
+            vocab = getattr(index._bm25, "vocab_dict", None) or {}
+            index._vocab = set(vocab)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise IndexIntegrityError(
+                f"キーワード索引「{folder}」を読み込めません。索引を作り直します。", detail=str(exc)
+            ) from exc
+        return index

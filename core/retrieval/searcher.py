@@ -44,6 +44,7 @@ from core.schemas.search import (
 )
 from core.text.english import is_plain_word, stem, word_spans
 from core.text.entities import extract_query_entities
+from core.text.glossary import cross_language_terms
 from core.text.tokenize import query_terms
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,8 @@ class SearchOutcome:
     timings_ms: dict[str, float] = field(default_factory=dict)
     query_vector: np.ndarray | None = None  # reused by answerers (the embedding is the cost)
     generation: int | None = None  # the store generation every hit was read from
+    # cosines of the vector candidates, best first: how far the best stands out of the corpus
+    vector_cosines: list[float] = field(default_factory=list)
 
 
 def _parse_ts(value: str) -> datetime | None:
@@ -142,6 +145,7 @@ class _Rankings:
     rankings: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     times: dict[str, float] = field(default_factory=dict)
     vector: np.ndarray | None = None  # the query embedding, when the semantic strategy ran
+    keyword_share: float = 1.0  # share of the query's terms the keyword index knows
 
 
 def wanted_strategies(strategies: Iterable[object], weights: dict[str, float]) -> set[str]:
@@ -151,6 +155,17 @@ def wanted_strategies(strategies: Iterable[object], weights: dict[str, float]) -
     if SearchStrategy.HYBRID in wanted:
         wanted |= {name for name in STRATEGIES if weights[name] > 0}
     return wanted
+
+
+KEYWORD_TRUST_SHARE = 0.5
+
+
+def keyword_trust(known_share: float) -> float:
+    """How far to trust the keyword ranking: fully when at least half of the query's terms
+    occur in the corpus, less the fewer do. A Japanese question over English runbooks shares
+    one Latin word ("Slack", "SEV-1") with them at best; min-max fusion would otherwise give
+    that one word's matches the keyword weight whole and drown the multilingual vectors."""
+    return min(1.0, max(0.0, known_share) / KEYWORD_TRUST_SHARE)
 
 
 def fuse(
@@ -210,12 +225,15 @@ class Searcher:
         wanted = wanted_strategies(opts.strategies, weights)
         floor = max(self.corpus.settings.candidate_floor, opts.offset + opts.limit)
         ranked = self._rank(query, wanted, floor, generation)
+        if self.corpus.spec.kind == "runbook":  # one index for runbooks in both languages
+            weights["keyword"] *= keyword_trust(ranked.keyword_share)
         combined, normalized = fuse(ranked.rankings, weights, fusion, rrf)
         candidates = self._filter(self._hits(combined, normalized, ranked.rankings), query)
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
         outcome.query_vector, outcome.generation = ranked.vector, generation
+        outcome.vector_cosines = [score for _, score in ranked.rankings.get("semantic", [])]
         apply_focus(candidates, query.text, focus_weight, focus_top_k)
         if opts.rerank_enabled:
             self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
@@ -245,7 +263,11 @@ class Searcher:
         if "keyword" in wanted:
             t0 = time.perf_counter()
             tokens = corpus.tokenizer.tokenize(query.text)
-            ranked.rankings["keyword"] = corpus.keyword_at(generation).search(tokens, floor)
+            if corpus.spec.kind == "runbook":  # runbooks come in both languages
+                tokens += corpus.tokenizer.tokenize(" ".join(cross_language_terms(query.text)))
+            keyword = corpus.keyword_at(generation)
+            ranked.rankings["keyword"] = keyword.search(tokens, floor)
+            ranked.keyword_share = keyword.known_share(tokens)
             ranked.times["keyword"] = (time.perf_counter() - t0) * 1000
         if "semantic" in wanted:
             t0 = time.perf_counter()
@@ -288,16 +310,31 @@ class Searcher:
 
         A corpus that embeds passage windows scores each chunk by its best window; enough
         windows are fetched for ``floor`` distinct chunks at the usual window count.
+
+        Vectors that are not live (left by an interrupted build until the next one collects
+        them) are dropped *before* ranking: the index is asked again for more until ``n`` live
+        vectors are in hand or it has no more, so that stale vectors never take a live
+        candidate's place and the ranking equals that of a clean build.
         """
         corpus = self.corpus
         n = (floor + 16) * (WINDOW_FANOUT if corpus.spec.vector_window > 0 else 1)
-        hits = corpus.vectors.query(vec, n)
-        best: dict[str, float] = {}
-        for key, score in hits:  # best first: the first window seen is the chunk's best
+        asked = n
+        live: dict[str, StoredChunk] = {}
+        while True:
+            hits = corpus.vectors.query(vec, asked)
             # (window keys are mapped even when the settings changed since the build)
+            wanted = [k for k in dict.fromkeys(chunk_vector_key(k) for k, _ in hits)]
+            live.update(corpus.store.chunks_by_vector_key([k for k in wanted if k not in live]))
+            live_hits = [(k, s) for k, s in hits if chunk_vector_key(k) in live]
+            if len(live_hits) >= n or len(hits) < asked:
+                break
+            asked = min(
+                asked * 2 + (asked - len(live_hits)), max(asked + 1, corpus.vectors.count())
+            )
+        best: dict[str, float] = {}
+        for key, score in live_hits[:n]:  # best first: the first window is the chunk's best
             best.setdefault(chunk_vector_key(key), score)
-        live = corpus.store.chunks_by_vector_key(list(best))
-        ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items() if k in live]
+        ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items()]
         return ranking[:floor]
 
     @staticmethod

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.private import private_file
 from core.schemas.documents import HEADING_SEPARATOR, Chunk, Document
 
 SCHEMA = """
@@ -81,7 +82,7 @@ class ChunkStore:
     """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)  # 0600 in a 0700 folder; SQLite gives -wal / -shm the same mode
         self.path = path
         self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.conn.execute("PRAGMA journal_mode=WAL")

@@ -17,8 +17,12 @@ from typing import Protocol
 import numpy as np
 
 from core.errors import IndexStateError, WorkbenchError
+from core.index_integrity import IndexIntegrityError, IndexSeal, refused
+from core.private import private_dir, private_file
 from core.retrieval.embeddings import EmbedderInfo
 from core.settings import Settings
+
+FAISS_MANIFEST_KIND = "faiss-vectors"
 
 
 class VectorIndex(Protocol):
@@ -75,7 +79,7 @@ def chroma_client(settings: Settings):  # -> chromadb.ClientAPI
                         settings=chroma_settings,
                     )
                 else:
-                    settings.chroma_dir.mkdir(parents=True, exist_ok=True)
+                    private_dir(settings.chroma_dir)
                     _clients[key] = chromadb.PersistentClient(
                         path=str(settings.chroma_dir), settings=chroma_settings
                     )
@@ -162,20 +166,31 @@ class FaissVectorIndex:
 
     The file is an ``.npz`` holding the serialized FAISS index, its keys and the embedder
     info; ``flush`` writes a temporary file and ``os.replace``s it, so readers see either the
-    old or the new index, never a mix.
+    old or the new index, never a mix. With a ``seal`` the file is signed by a manifest
+    (``core.index_integrity``) and a foreign or altered file is refused (logged, ``refused``
+    set, the index starts empty and the corpus re-embeds everything); the arrays are read with
+    ``allow_pickle=False`` in any case.
     """
 
-    def __init__(self, path: Path, info: EmbedderInfo) -> None:
+    def __init__(self, path: Path, info: EmbedderInfo, seal: IndexSeal | None = None) -> None:
         import faiss
 
         self._faiss = faiss
         self.path = path
         self.name = path.name
         self.info = info
+        self.seal = seal
+        self.refused = False  # the file on disk was refused: the corpus re-embeds everything
         self._lock = threading.RLock()
         self._keys: list[str] = []
         self._index = faiss.IndexFlatIP(info.dim)
-        if path.exists():
+        if path.exists() and seal is not None:
+            try:
+                seal.check(path, FAISS_MANIFEST_KIND)
+            except IndexIntegrityError as exc:
+                refused(exc)
+                self.refused = True
+        if path.exists() and not self.refused:
             try:
                 with np.load(path, allow_pickle=False) as data:
                     meta = json.loads(str(data["meta"]))
@@ -249,7 +264,7 @@ class FaissVectorIndex:
 
     def flush(self) -> None:
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
             tmp = self.path.with_name(self.path.name + ".tmp.npz")
             meta = json.dumps({"embedder": self.info.name, "dim": self.info.dim})
             np.savez(
@@ -259,3 +274,7 @@ class FaissVectorIndex:
                 meta=np.array(meta),
             )
             os.replace(tmp, self.path)
+            private_file(self.path)
+            if self.seal is not None:
+                self.seal.write(self.path, FAISS_MANIFEST_KIND, [self.path], 0)
+            self.refused = False

@@ -10,7 +10,9 @@ by its best window: on JSQuAD valid the dense Recall@5 goes from 0.899 (one vect
 index folder: a build interrupted by Ctrl-C or a kill resumes from its last finished batch.
 After the commit the design's artifacts are exported atomically beside the index:
 ``wiki_metas.jsonl`` ({id, source, chunk_id, text, title, span}) and ``wiki.index`` (a FAISS
-``IndexFlatIP`` whose row i is line i of the metas: the chunk's normalized mean window vector). ``build_state.json`` records the build in
+``IndexFlatIP`` whose row i is line i of the metas: the chunk's normalized mean window vector),
+signed together by ``wiki.index.manifest.json`` (``core.index_integrity``; read them with
+``read_exported_index``). ``build_state.json`` records the build in
 progress, so that an interrupted one is recognized (``wiki_status().interrupted``).
 """
 
@@ -31,8 +33,10 @@ from urllib.parse import quote
 import numpy as np
 
 from core.errors import EmbedderMismatchError, InputError
+from core.index_integrity import IndexSeal
 from core.ingest.indexer import Progress, index_documents
 from core.ingest.wikipedia import SourceSpec, load_articles, parse_sources
+from core.private import private_dir, tighten
 from core.retrieval.corpus import Corpus, CorpusSpec
 from core.retrieval.embeddings import CachedEmbedder, get_embedder
 from core.runbooks import build_lock
@@ -47,6 +51,7 @@ CACHE_FILE = "embeddings.sqlite"
 METAS_FILE = "wiki_metas.jsonl"
 FAISS_FILE = "wiki.index"
 STATE_FILE = "build_state.json"
+EXPORT_MANIFEST_KIND = "faiss-wiki-export"
 
 
 # --- locations ---------------------------------------------------------------------------------
@@ -326,7 +331,25 @@ def _export(corpus: Corpus, directory: Path) -> tuple[int, int]:
         index.add(_chunk_vectors(corpus, rows))
     _write_atomic(directory / METAS_FILE, write_metas)
     _write_atomic(directory / FAISS_FILE, lambda p: faiss.write_index(index, str(p)))
+    files = [directory / FAISS_FILE, directory / METAS_FILE]
+    corpus.seal.write(directory / FAISS_FILE, EXPORT_MANIFEST_KIND, files, corpus.store.generation)
     return int(index.ntotal), dim
+
+
+def read_exported_index(settings: Settings, index_dir: str | Path | None = None):
+    """The exported ``wiki.index`` (FAISS) after its signed manifest (with the metas) is checked;
+    IndexIntegrityError (Japanese) for a foreign or altered file, which is then rebuilt by the
+    next build, never read."""
+    import faiss
+
+    from core.retrieval.embeddings import configured_info
+
+    directory = wiki_dir(settings, index_dir)
+    info = configured_info(settings)
+    IndexSeal.for_settings(settings, info.name, info.dim).check(
+        directory / FAISS_FILE, EXPORT_MANIFEST_KIND
+    )
+    return faiss.read_index(str(directory / FAISS_FILE))
 
 
 def build_wiki_index(
@@ -371,7 +394,7 @@ def build_wiki_index(
         empty=loaded.empty,
         per_source=loaded.per_source,
     )
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     corpus = _open_build_corpus(settings, spec, directory)
     cache = corpus.embedder
     assert isinstance(cache, CachedEmbedder)
@@ -422,5 +445,6 @@ def build_wiki_index(
     finally:
         corpus.close()
         cache.close()
+        tighten(directory)  # FAISS, metas, BM25: 0600 in a 0700 folder
     report.seconds = time.perf_counter() - started
     return report

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core import guardrails
+from core.access import LOCAL, Principal
 from core.audit import record_answer
 from core.errors import LLMError, WorkbenchError
 from core.generation.citations import (
@@ -59,6 +60,7 @@ class WikiConfig:
     use_llm: bool | None = None  # None: the LLM when one is configured
     session_id: str = "cli"
     write_audit: bool = True
+    principal: Principal = LOCAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +262,7 @@ def ask(
     answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
     answer.processing_time_sec = round(answer.timings_ms["total"] / 1000, 4)
     if config.write_audit:
-        record_answer(settings, answer, config.session_id)
+        record_answer(settings, answer, config.session_id, config.principal)
     return answer
 
 

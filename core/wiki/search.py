@@ -20,6 +20,7 @@ import numpy as np
 
 from core.errors import IndexStateError, InputError
 from core.generation.extractive import term_coverage
+from core.guardrails import AMBIGUOUS_TEMPLATE, has_no_words, is_blank_question
 from core.retrieval.corpus import Corpus
 from core.retrieval.embeddings import get_embedder
 from core.retrieval.hits import Hit
@@ -117,8 +118,10 @@ def is_evidence(hit: Hit, terms: Sequence[str]) -> bool:
 
 def _check_search_args(question: str, topk: int, topn: int, mode: str) -> str:
     text = normalize_query(question or "")
-    if not text:
+    if not text or is_blank_question(text):
         raise InputError("質問を入力してください。")
+    if has_no_words(text):  # emoji or marks only: nothing to search for
+        raise InputError(AMBIGUOUS_TEMPLATE)
     if len(text) > 1000:
         raise InputError(f"質問は 1000 文字以内で入力してください（{len(text)} 文字）。")
     if not 1 <= topn <= topk <= 100:

@@ -36,8 +36,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(state: Path, extra_env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
-    port = free_port()
+def start_app(
+    state: Path,
+    extra_env: dict[str, str] | None = None,
+    *,
+    port: int | None = None,
+    extra_args: tuple[str, ...] = (),
+) -> tuple[subprocess.Popen, str]:
+    port = port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "WB_", "NEO4J_"))}
     env.update({"WB_STATE_DIR": str(state), **(extra_env or {})})
     proc = subprocess.Popen(
@@ -55,6 +61,7 @@ def start_app(state: Path, extra_env: dict[str, str] | None = None) -> tuple[sub
             "127.0.0.1",
             "--browser.gatherUsageStats",
             "false",
+            *extra_args,
         ],
         cwd=PROJECT_ROOT,
         env=env,
@@ -89,9 +96,15 @@ def browser() -> Iterator[object]:
 
 
 @contextmanager
-def running_app(state: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
+def running_app(
+    state: Path,
+    extra_env: dict[str, str] | None = None,
+    *,
+    port: int | None = None,
+    extra_args: tuple[str, ...] = (),
+) -> Iterator[str]:
     """The app's URL while it runs; stopped afterwards whatever happened."""
-    proc, url = start_app(state, extra_env)
+    proc, url = start_app(state, extra_env, port=port, extra_args=extra_args)
     try:
         yield url
     finally:

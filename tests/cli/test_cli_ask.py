@@ -45,3 +45,56 @@ def test_ask_json_and_audit_verify(tmp_path):
     )
     tampered = run_cli(["audit", "verify"], state)
     assert tampered.returncode == 1 and f"{log.name} 1 行目: 署名が一致しません" in tampered.stderr
+
+
+def ask_in_process(args: list[str], state, monkeypatch, capsys) -> tuple[int, str, str]:
+    """``python -m core ask …`` through ``core.__main__.main`` (same parser and handler)."""
+    from core.__main__ import main
+    from core.settings import get_settings
+
+    monkeypatch.setenv("WB_STATE_DIR", str(state))
+    get_settings.cache_clear()
+    capsys.readouterr()
+    try:
+        code = main(["ask", *args])
+    finally:
+        get_settings.cache_clear()
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_ask_refuses_bad_k_and_weights_with_exit_2_and_no_nan(tmp_path, monkeypatch, capsys):
+    state = tmp_path / "state"
+    for args, needle in (
+        (["--k", "-1"], "取得件数 k は 1〜100"),
+        (["--k", "0"], "取得件数 k は 1〜100"),
+        (["--bm25-weight", "nan"], "BM25 の重みは 0〜1"),
+        (["--bm25-weight", "inf"], "BM25 の重みは 0〜1"),
+        (["--bm25-weight", "-0.5"], "BM25 の重みは 0〜1"),
+        (["--bm25-weight", "1.5"], "BM25 の重みは 0〜1"),
+    ):
+        code, out, err = ask_in_process(["VPN の接続手順", *args], state, monkeypatch, capsys)
+        assert code == 2 and needle in err, (args, err)
+        code, out, err = ask_in_process(
+            ["VPN の接続手順", *args, "--json"], state, monkeypatch, capsys
+        )
+        assert code == 2 and "NaN" not in out and "Infinity" not in out
+        assert needle in json.loads(out)["error"]
+    logged = "".join(p.read_text(encoding="utf-8") for p in (state / "logs").glob("query_*"))
+    assert logged.count("\n") == 12 and "NaN" not in logged and "Infinity" not in logged
+    for line in logged.splitlines():
+        json.loads(line, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
+
+
+def test_blank_and_emoji_only_questions_get_no_results(tmp_path, monkeypatch, capsys):
+    state = tmp_path / "state"
+    for question in ("   ", "\u3000\u200b\u200b", "\t\n"):
+        code, out, _err = ask_in_process([question, "--json"], state, monkeypatch, capsys)
+        answer = json.loads(out)
+        assert code == 2 and answer["error"] == "質問を入力してください。"
+        assert answer["citations"] == []
+    for question in ("🔥🔥🔥🔥🔥🔥", "👍 🙏 ✨ ❓", "？？？！！！"):
+        code, out, _err = ask_in_process([question, "--json"], state, monkeypatch, capsys)
+        answer = json.loads(out)
+        assert code == 0 and answer["flags"]["ambiguous_query"] is True
+        assert answer["citations"] == [] and "質問が曖昧な可能性があります" in answer["answer"]

@@ -119,7 +119,12 @@ def test_an_index_from_an_older_tokenizer_or_chunker_is_rebuilt(settings, runboo
     assert sorted(report.updated) == ["ransomware.md", "vpn.md"] and not report.unchanged
     assert corpus.store.get_meta("chunk_params") == params
     for row in corpus.store.iter_chunks():
-        assert list(row.tokens) == corpus.tokenizer.tokenize(row.chunk.text)
+        # the indexed text, then the chunk's own section heading once more (heading weight 2)
+        own = (
+            corpus.tokenizer.tokenize(row.chunk.heading_path[-1]) if row.chunk.heading_path else []
+        )
+        assert list(row.tokens) == corpus.tokenizer.tokenize(row.chunk.text) + own
+    assert corpus.spec.heading_weight == 2 and params.endswith("/h2")
     hits = corpus.keyword.search(corpus.tokenizer.tokenize("isolate infected host"), 5)
     assert hits and hits[0][0].startswith("ransomware.md")
 

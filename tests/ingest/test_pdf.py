@@ -221,6 +221,46 @@ def test_bold_body_size_headings_rank_below_larger_ones(tmp_path: Path):
     assert section_of(doc, "known-good image") == ("Eradication", "Rebuilding hosts")
 
 
+def test_appendices_and_numbered_questions_nest_without_outline(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "1. Introduction", 16, "B")
+    write(pdf, "Why this guide exists. " + LOREM)
+    write(pdf, "2. Handling an Incident", 16, "B")
+    write(pdf, "2.1 Preparation", 13, "B")
+    write(pdf, "Keep jump bags ready. " + LOREM)
+    # bold list items, a bold URL line and a bold sentence are not headings
+    write(pdf, "- Keep a list of contacts", 11, "B")
+    write(pdf, "http://example.org/guide", 13, "B")
+    write(pdf, "Organizations should rehearse their response plans.", 11, "B")
+    write(pdf, "Rehearse twice a year. " + LOREM)
+    write(pdf, "Appendix A - Frequently Asked Questions", 16, "B")
+    write(pdf, "A.1 General", 13, "B")
+    write(pdf, "1. What is an incident?", 11, "B")  # numbered again: items, not chapter 1
+    write(pdf, "A violation of security policy. " + LOREM)
+    write(pdf, "2. Who handles it?", 11, "B")
+    write(pdf, "The incident response team. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [
+        (1, "1. Introduction"),
+        (1, "2. Handling an Incident"),
+        (2, "2.1 Preparation"),
+        (1, "Appendix A - Frequently Asked Questions"),
+        (2, "A.1 General"),
+        (3, "1. What is an incident?"),
+        (3, "2. Who handles it?"),
+    ]
+    assert section_of(doc, "Rehearse twice a year") == (
+        "2. Handling an Incident",
+        "2.1 Preparation",
+    )
+    assert section_of(doc, "The incident response team") == (
+        "Appendix A - Frequently Asked Questions",
+        "A.1 General",
+        "2. Who handles it?",
+    )
+
+
 def test_one_font_size_falls_back_to_numbered_lines(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()

@@ -30,7 +30,9 @@ def test_lines_hash_ids_and_mask_personal_data(iv, clock, settings):
     assert path.name == "2025-06-15.log"
     text = path.read_text(encoding="utf-8")
     records = [json.loads(line) for line in text.splitlines()]
-    assert all(set(r) == {"ts", "event", "data", "user_id_hash"} for r in records)
+    who = {"user", "user_name", "role", "client"}  # the actor (issue 15): local here
+    assert all(set(r) == {"ts", "event", "data", "user_id_hash", *who} for r in records)
+    assert {(r["user"], r["role"]) for r in records} == {("local", "admin")}
     salt = wal_salt(settings)
     assert {r["user_id_hash"] for r in records} == {hash_id(salt, "alice@example.jp")}
     assert sid not in text and "alice@example.jp" not in text

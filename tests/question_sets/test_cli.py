@@ -256,3 +256,24 @@ def test_run_exits_1_when_a_question_failed_and_keeps_the_run(tmp_path, cli, mon
     assert "エラー: Wikipedia インデックスは未構築です。" in out and "エラー 3件" in out
     [saved] = (tmp_path / "state" / "eval" / "runs").glob("run-*-wiki-*.json")
     assert json.loads(saved.read_text("utf-8"))["status"] == "completed"
+
+
+def deep_set(depth: int) -> str:
+    """A valid set whose metadata nests ``depth`` objects deep (the probe that crashed)."""
+    text = valid_bytes().decode().rstrip()
+    data = json.loads(text)
+    data["customized_question_set"]["metadata"] = {"deep": "@"}
+    nested = '{"a":' * depth + "1" + "}" * depth
+    return json.dumps(data, ensure_ascii=False).replace('"@"', nested)
+
+
+@pytest.mark.parametrize("depth", [950, 5000])
+def test_deeply_nested_json_is_a_japanese_error_not_a_crash(tmp_path, cli, depth):
+    path = tmp_path / "deep.json"
+    path.write_text(deep_set(depth), encoding="utf-8")
+    code, out, err = cli(["validate", str(path)], tmp_path / "state")
+    assert code == 1 and "入れ子が深すぎます" in err and "Traceback" not in err
+    code, out, err = cli(["validate", str(path), "--json"], tmp_path / "state")
+    report = json.loads(out)
+    assert code == 1 and report["valid"] is False
+    assert "入れ子が深すぎます" in report["errors"][0]["message"]

@@ -236,7 +236,7 @@ def test_run_with_progress_and_compare_two_runs(state_dir, small_settings, monke
 
     answers = {"n": 0}
 
-    def fake_make_target(name, settings, config=None):
+    def fake_make_target(name, settings, pipelines=None, principal=None):
         answers["n"] += 1
         limit = 3 if answers["n"] == 1 else 1
         return search_target(small_settings, limit=limit, name=name)
@@ -323,3 +323,13 @@ def test_long_messages_can_be_read_whole(state_dir):
     assert len(message) > 60
     full = [t.value for x in at.expander if x.label == "全文を表示" for t in x.text]
     assert f"schema_version\n{message}" in full
+
+
+def test_a_deeply_nested_paste_is_a_japanese_error_and_keeps_the_draft(state_dir):
+    from tests.question_sets.test_cli import deep_set
+
+    at = paste(start(), valid_bytes().decode())
+    paste(at, deep_set(950))
+    assert not at.exception
+    assert "入れ子が深すぎます" in " ".join(at.dataframe[0].value["内容"].tolist())
+    assert editor(at).value["question_id"].tolist() == ["A-1-Q1", "A-2-Q1", "A-14-Q1"]

@@ -97,3 +97,9 @@ def test_missing_folder_is_reported_in_the_sidebar_at_once(page):
     assert not page.exception
     assert any("見つかりません" in e.value and str(missing) in e.value for e in page.sidebar.error)
     assert page.sidebar.button[0].disabled  # nothing to rebuild
+
+
+def test_a_nul_in_the_folder_field_is_a_japanese_message(page):
+    page.sidebar.text_input(key="chat_folder").set_value("/tmp/runbooks\x00/x").run()
+    assert not page.exception
+    assert any("NUL 文字" in e.value for e in page.sidebar.error)

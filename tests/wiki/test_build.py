@@ -39,6 +39,11 @@ QUERY = "灯台ごとに異なる光り方を何というか"
 QUESTION = "ガラスの風鈴が広まった時代はいつか"
 
 
+def copy_index_key(source_state: Path, state: Path) -> None:
+    """An index copied to another state is trusted only with the key that signed it."""
+    shutil.copytree(source_state / "keys", state / "keys", dirs_exist_ok=True)
+
+
 def read_metas(directory: Path) -> list[dict]:
     return [json.loads(line) for line in (directory / METAS_FILE).read_text("utf-8").splitlines()]
 
@@ -120,6 +125,7 @@ def test_build_logs_the_design_lines(tmp_path, small_jsquad, wiki_state, caplog)
     # Same sources over a copy of the built index: everything is unchanged, nothing embedded.
     target = tmp_path / "copy"
     shutil.copytree(wiki_state / "indexes" / "wiki", target)
+    copy_index_key(wiki_state, tmp_path / "state")
     settings = make_settings(tmp_path / "state")
     with caplog.at_level(logging.INFO, logger="core.wiki"):
         report = build_wiki_index(settings, f"jsquad:{small_jsquad}", index_dir=target)
@@ -134,6 +140,7 @@ def test_interrupted_rebuild_keeps_serving_the_previous_index(tmp_path, small_js
     """Ctrl-C in the middle of a changing build: the old index is served as it was."""
     target = tmp_path / "idx"
     shutil.copytree(wiki_state / "indexes" / "wiki", target)
+    copy_index_key(wiki_state, tmp_path / "state")
     settings = make_settings(tmp_path / "state")
     before = wiki_status(settings, target)
     metas_before = (target / METAS_FILE).read_bytes()
@@ -165,6 +172,7 @@ def test_interrupted_rebuild_keeps_serving_the_previous_index(tmp_path, small_js
 def test_bad_sources_leave_the_index_untouched(tmp_path, wiki_state):
     target = tmp_path / "idx"
     shutil.copytree(wiki_state / "indexes" / "wiki", target)
+    copy_index_key(wiki_state, tmp_path / "state")
     settings = make_settings(tmp_path / "state")
     before = wiki_status(settings, target)
     files = {p.name: p.read_bytes() for p in target.iterdir() if p.is_file()}
@@ -183,6 +191,7 @@ def test_bad_sources_leave_the_index_untouched(tmp_path, wiki_state):
 def test_another_embedder_is_refused_and_nothing_is_damaged(tmp_path, wiki_state, small_jsquad):
     target = tmp_path / "idx"
     shutil.copytree(wiki_state / "indexes" / "wiki", target)
+    copy_index_key(wiki_state, tmp_path / "state")
     state = tmp_path / "state"
     before = wiki_status(make_settings(state), target)
     with OpenAIStub() as stub:

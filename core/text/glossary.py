@@ -1,0 +1,410 @@
+"""A Japanese–English glossary of incident-response terms, for questions across languages.
+
+A Japanese question over English runbooks (or the reverse) shares no keyword with them, so the
+keyword index and the evidence grade see nothing but the multilingual vectors. Dictionary-based
+query translation is the classic remedy in cross-language retrieval: the question's domain terms
+found in this glossary are added, in the other language, to the keyword query, and the evidence
+grade measures how many of them the passages contain.
+
+The table is the vocabulary of security operations and incident response in general (NIST SP
+800-61 phases, incident roles, on-call and communication, forensics, attacks and malware,
+identity, network, cloud, vulnerability management), written for this project, not taken from any
+runbook. Each line is ``english terms | japanese terms``; alternatives are separated by ``;``.
+The first term of each side is the one added to a query; every term of a side is matched.
+Matching is case-insensitive on NFKC-normalised text; English terms match whole words, plural
+``s`` included; Japanese terms match as substrings, longest first.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+_TABLE = """
+incident | インシデント
+security incident | セキュリティインシデント
+major incident | 重大インシデント;メジャーインシデント
+incident response | インシデント対応;インシデントレスポンス
+incident handling | インシデントハンドリング;インシデント処理
+incident response team | インシデント対応チーム;CSIRT
+incident response plan | インシデント対応計画
+incident response policy | インシデント対応ポリシー
+incident commander | インシデントコマンダー;インシデント指揮官;指揮官
+deputy | 副指揮官;デピュティ;代理
+scribe | 書記;記録係;スクライブ
+subject matter expert | 専門家;SME;対象分野の専門家
+customer liaison | カスタマーリエゾン;顧客窓口;顧客担当
+internal liaison | 社内リエゾン;社内窓口;内部リエゾン
+liaison | リエゾン;連絡係;連絡窓口
+role | 役割;ロール
+responsibility | 責任;責務;役割分担
+prerequisite | 前提条件;前提
+training | トレーニング;訓練;研修
+exercise | 演習
+tabletop exercise | 机上演習
+severity | 重大度;深刻度;重要度;シビアリティ
+severity level | 重大度レベル;深刻度レベル
+priority | 優先度;優先順位
+prioritization | 優先順位付け;優先度付け;トリアージ
+triage | トリアージ;一次切り分け
+escalation | エスカレーション;上位者への報告
+escalate | エスカレーションする;エスカレート
+on-call | オンコール;当番;待機
+on-call schedule | オンコールスケジュール;当番表
+handoff | 引き継ぎ;ハンドオフ
+shift | シフト;交代
+alert | アラート;警報
+alerting | アラート通知;アラート発報
+notification | 通知;連絡
+notify | 通知する;連絡する
+page | 呼び出し;ページング
+paging | ページング;呼び出し
+acknowledge | 確認応答;了解;アクノレッジ
+status update | ステータス更新;状況報告;進捗報告
+status page | ステータスページ
+communication | コミュニケーション;連絡;広報
+external communication | 社外向けコミュニケーション;対外連絡;外部への連絡;対外発表
+internal communication | 社内連絡;社内コミュニケーション
+public | 公開;一般向け;公表
+customer | 顧客;お客様;カスタマー
+stakeholder | ステークホルダー;関係者;利害関係者
+executive | 経営層;経営陣;役員
+management | 経営者;管理職;マネジメント
+leadership | リーダーシップ;経営陣;指導層
+legal | 法務;法律
+law enforcement | 法執行機関;警察
+media | メディア;報道
+press release | プレスリリース;報道発表
+regulator | 規制当局;監督官庁
+report | 報告;レポート;報告書
+reporting | 報告;届出
+approval | 承認;許可
+approve | 承認する
+decision | 判断;意思決定;決定
+call | 電話会議;コール;通話
+conference call | 電話会議;カンファレンスコール
+bridge | ブリッジ;会議用回線
+war room | 作戦室;ウォールーム;対策本部
+chat | チャット
+chat channel | チャットチャンネル;チャンネル
+meeting | 会議;ミーティング
+timeline | タイムライン;時系列;経緯
+postmortem | ポストモーテム;事後レビュー;事後検証
+post-mortem | ポストモーテム
+post-incident | 事後;インシデント後
+lessons learned | 教訓;学んだこと;振り返り
+root cause | 根本原因
+root cause analysis | 根本原因分析;RCA
+contributing factor | 寄与要因;要因
+action item | アクションアイテム;対応項目;改善項目
+follow-up | フォローアップ;追跡対応;事後対応
+owner | オーナー;担当者;責任者
+template | テンプレート;ひな形;雛形
+checklist | チェックリスト
+procedure | 手順;手続き
+runbook | ランブック;手順書
+playbook | プレイブック;対応手順書
+policy | ポリシー;方針;規程
+guideline | ガイドライン;指針
+preparation | 準備
+prepare | 準備する;備える
+detection | 検知;検出
+detect | 検知する;検出する
+analysis | 分析;解析
+investigation | 調査
+investigate | 調査する
+containment | 封じ込め
+contain | 封じ込める
+containment strategy | 封じ込め戦略
+eradication | 根絶;駆除
+recovery | 復旧;回復;リカバリ
+restore | 復元;リストア;復旧
+mitigation | 緩和;軽減
+mitigate | 緩和する;軽減する
+remediation | 修復;是正
+response | 対応;応答
+handling | 対処;ハンドリング
+impact | 影響
+business impact | ビジネスへの影響;業務影響
+scope | 範囲;スコープ
+outage | 障害;停止;機能停止
+downtime | ダウンタイム;停止時間
+degradation | 性能低下;劣化
+service disruption | サービス中断
+availability | 可用性
+crisis | 危機;クライシス
+crisis management | 危機管理
+business continuity | 事業継続;BCP
+disaster recovery | 災害復旧;ディザスタリカバリ
+classification | 分類;区分
+category | カテゴリ;分類
+precursor | 前兆;予兆
+indicator | 兆候;痕跡;指標
+indicator of compromise | 侵害指標;IOC;侵害の痕跡
+sign | 兆候;サイン
+source | 情報源;ソース
+evidence | 証拠;証跡
+evidence gathering | 証拠収集;証拠の収集
+evidence retention | 証拠保全;証拠の保管;証拠の保持
+retention | 保管;保持;保存期間
+chain of custody | 証拠保全の記録;管理の連鎖;チェーン・オブ・カストディ
+forensics | フォレンジック;フォレンジクス;鑑識
+forensic | フォレンジック
+disk image | ディスクイメージ
+memory dump | メモリダンプ
+snapshot | スナップショット
+preserve | 保全する;保存する
+preservation | 保全
+artifact | アーティファクト;痕跡
+documentation | 文書化;記録
+document | 文書;ドキュメント;記録する
+record | 記録
+log | ログ;記録
+audit log | 監査ログ
+logging | ロギング;ログ記録;ログ取得
+event log | イベントログ
+clock synchronization | 時刻同期
+time synchronization | 時刻同期
+correlation | 相関;突き合わせ
+baseline | ベースライン;基準
+monitoring | 監視;モニタリング
+dashboard | ダッシュボード
+metric | メトリクス;指標
+attack | 攻撃
+attacker | 攻撃者
+attack vector | 攻撃ベクトル;侵入経路;攻撃経路
+threat | 脅威
+threat actor | 脅威アクター;攻撃者
+vulnerability | 脆弱性
+exploit | エクスプロイト;悪用
+patch | パッチ;修正プログラム
+malware | マルウェア;不正プログラム
+ransomware | ランサムウェア
+virus | ウイルス
+worm | ワーム
+trojan | トロイの木馬
+backdoor | バックドア
+phishing | フィッシング
+spam | スパム;迷惑メール
+social engineering | ソーシャルエンジニアリング
+denial of service | サービス妨害;DoS
+distributed denial of service | 分散型サービス妨害;DDoS
+data breach | 情報漏えい;データ侵害;情報漏洩
+exfiltration | 持ち出し;流出;窃取
+leak | 漏えい;漏洩;流出
+unauthorized access | 不正アクセス
+compromise | 侵害
+compromised | 侵害された
+intrusion | 侵入
+privilege escalation | 権限昇格
+lateral movement | 横展開;ラテラルムーブメント
+brute force | 総当たり;ブルートフォース
+credential | 認証情報;資格情報;クレデンシャル
+password | パスワード
+password reset | パスワードリセット
+account | アカウント
+user | ユーザー;利用者
+administrator | 管理者
+privilege | 権限;特権
+access | アクセス
+access control | アクセス制御
+authentication | 認証
+multi-factor authentication | 多要素認証;MFA
+session | セッション
+token | トークン
+api key | APIキー
+secret | シークレット;秘密情報
+key | キー;暗号鍵
+certificate | 証明書
+encryption | 暗号化
+host | ホスト
+server | サーバー;サーバ
+endpoint | エンドポイント;端末
+device | デバイス;機器;端末
+laptop | ノートPC;ノートパソコン
+workstation | ワークステーション;端末
+instance | インスタンス
+virtual machine | 仮想マシン
+network | ネットワーク
+isolate | 隔離する;切り離す
+isolation | 隔離;切り離し
+quarantine | 隔離;検疫
+firewall | ファイアウォール
+proxy | プロキシ
+dns | DNS;名前解決
+domain | ドメイン
+ip address | IPアドレス
+traffic | 通信;トラフィック
+packet | パケット
+wireless | 無線
+access point | アクセスポイント
+vpn | VPN
+email | メール;電子メール
+attachment | 添付ファイル
+mailbox | メールボックス
+web server | ウェブサーバー;Webサーバー
+website | ウェブサイト;Webサイト
+database | データベース
+backup | バックアップ
+cloud | クラウド
+third party | サードパーティ;第三者;外部業者
+vendor | ベンダー;業者
+provider | プロバイダー;事業者
+service | サービス
+outsourcing | 外部委託;アウトソーシング
+contractor | 委託先;契約業者
+team | チーム
+team model | チームモデル;組織モデル
+coordination | 連携;調整
+information sharing | 情報共有
+sharing agreement | 共有協定;情報共有の取り決め
+personnel | 要員;人員
+staff | スタッフ;職員
+employee | 従業員;社員
+engineer | エンジニア;技術者
+support | サポート;支援
+help desk | ヘルプデスク
+security operations center | セキュリティオペレーションセンター;SOC
+siem | SIEM
+edr | EDR
+intrusion detection system | 侵入検知システム;IDS
+antivirus | ウイルス対策;アンチウイルス
+jump kit | ジャンプキット;初動キット
+toolkit | ツールキット;道具一式
+spare | 予備
+removable media | リムーバブルメディア;外部記憶媒体
+contact list | 連絡先リスト;連絡先一覧
+contact | 連絡先;問い合わせ先
+phone number | 電話番号
+point of contact | 窓口;連絡窓口
+risk | リスク
+risk assessment | リスク評価;リスクアセスメント
+false positive | 誤検知;誤報
+false alarm | 誤報;誤警報
+code name | コードネーム;案件名
+naming | 命名;名付け
+title | タイトル;件名;表題
+schedule | スケジュール;予定
+frequency | 頻度
+interval | 間隔
+volunteer | 志願者;ボランティア
+expectation | 期待;期待事項
+anti-pattern | アンチパターン;避けるべきこと
+blameless | 非難しない;責めない;ブレームレス
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    english: tuple[str, ...]
+    japanese: tuple[str, ...]
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+@lru_cache(maxsize=1)
+def entries() -> tuple[Entry, ...]:
+    out = []
+    for line in _TABLE.strip().splitlines():
+        en, _, ja = line.partition("|")
+        english = tuple(t.strip() for t in en.split(";") if t.strip())
+        japanese = tuple(t.strip() for t in ja.split(";") if t.strip())
+        if english and japanese:
+            out.append(Entry(english, japanese))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _matchers() -> tuple[
+    re.Pattern[str], dict[str, list[int]], re.Pattern[str], dict[str, list[int]]
+]:
+    ja_index: dict[str, list[int]] = {}
+    en_index: dict[str, list[int]] = {}
+    for n, e in enumerate(entries()):
+        for term in e.japanese:
+            ja_index.setdefault(_fold(term), []).append(n)
+        for term in e.english:
+            en_index.setdefault(_fold(term), []).append(n)
+    ja_terms = sorted(ja_index, key=len, reverse=True)
+    en_terms = sorted(en_index, key=len, reverse=True)
+    ja_re = re.compile("|".join(re.escape(t) for t in ja_terms))
+    en_re = re.compile(
+        r"(?<![a-z0-9])(?:" + "|".join(re.escape(t) for t in en_terms) + r")(?:e?s)?(?![a-z0-9])"
+    )
+    return ja_re, ja_index, en_re, en_index
+
+
+def _english_key(surface: str, index: dict[str, list[int]]) -> str | None:
+    for key in (surface, surface[:-1], surface[:-2]):
+        if key in index:
+            return key
+    return None
+
+
+def translations(text: str, target: str) -> list[str]:
+    """The glossary terms of ``text`` in the ``target`` language ("en" or "ja"), first term of
+    each entry found, longest matches first and without overlaps, in order of appearance."""
+    ja_re, ja_index, en_re, en_index = _matchers()
+    folded = _fold(text)
+    found: list[int] = []
+    if target == "en":
+        for match in ja_re.finditer(folded):
+            found.extend(ja_index[match.group(0)])
+        side = "english"
+    else:
+        for match in en_re.finditer(folded):
+            key = _english_key(match.group(0), en_index)
+            if key is not None:
+                found.extend(en_index[key])
+        side = "japanese"
+    table = entries()
+    return list(dict.fromkeys(getattr(table[n], side)[0] for n in found))
+
+
+def cross_language_terms(text: str) -> list[str]:
+    """The glossary terms of ``text`` in the other language: English for a Japanese question,
+    Japanese for an English one (none for a text in neither script)."""
+    from core.text.script import dominant_script
+
+    script = dominant_script(text)
+    if script == "none":
+        return []
+    return translations(text, "en" if script == "ja" else "ja")
+
+
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-./][A-Za-z0-9]+)*")
+
+
+def untranslated_names(text: str) -> list[str]:
+    """Names a question carries into any language unchanged: product, tool and standard names,
+    identifiers ("CrowdStrike", "SPL", "SEV-1", "JPCERT/CC"). In a Japanese question every Latin
+    word of two letters or more is one; in an English question, a word with a digit or a capital
+    after its first letter, or a capitalised word that neither starts the sentence nor belongs to
+    the glossary."""
+    from core.text.script import dominant_script
+
+    japanese = dominant_script(text) == "ja"
+    names = []
+    for match in _LATIN_NAME.finditer(text):
+        word = match.group(0)
+        if len(word) < 2:
+            continue
+        before = text[: match.start()].rstrip()
+        sentence_start = not before or before[-1] in ".!?:"
+        if (
+            japanese
+            or any(ch.isdigit() for ch in word)
+            or any(ch.isupper() for ch in word[1:])
+            or (word[0].isupper() and not sentence_start and word.lower() not in _glossary_words())
+        ):
+            names.append(word)
+    return list(dict.fromkeys(names))
+
+
+@lru_cache(maxsize=1)
+def _glossary_words() -> frozenset[str]:
+    return frozenset(w for e in entries() for term in e.english for w in term.split())

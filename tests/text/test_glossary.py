@@ -1,0 +1,63 @@
+"""The incident-response glossary that carries a question's domain terms across languages."""
+
+from __future__ import annotations
+
+from core.retrieval.searcher import keyword_trust
+from core.text.glossary import cross_language_terms, entries, translations
+
+
+def test_japanese_terms_are_translated_longest_first():
+    terms = translations("インシデントコマンダーは封じ込め戦略をどう選ぶ？", "en")
+    # the longer entry wins over the shorter ones inside it (インシデント, 封じ込め)
+    assert terms == ["incident commander", "containment strategy"]
+
+
+def test_english_terms_match_whole_words_and_plurals():
+    assert translations("Who approves remote wipes of laptops?", "ja") == ["承認する", "ノートPC"]
+    assert translations("How do we preserve disk images and logs", "ja") == [
+        "保全する",
+        "ディスクイメージ",
+        "ログ",
+    ]
+    assert translations("the catalog of blogs", "ja") == []  # no "log" inside a word
+
+
+def test_the_direction_follows_the_question_script():
+    assert cross_language_terms("ランサムウェアに感染した端末の隔離") == [
+        "ransomware",
+        "endpoint",  # 端末 is an entry of three English terms
+        "device",
+        "workstation",
+        "isolation",
+        "quarantine",
+    ]
+    assert "ランサムウェア" in cross_language_terms("How do I isolate a ransomware host")
+    assert cross_language_terms("カレーライスの作り方") == []
+    assert cross_language_terms("!!! 123") == []
+
+
+def test_every_entry_has_both_sides_and_no_one_character_japanese_term():
+    for entry in entries():
+        assert entry.english and entry.japanese
+        assert all(len(term) >= 2 for term in entry.japanese), entry
+
+
+def test_keyword_trust_falls_with_the_share_of_known_terms():
+    assert keyword_trust(1.0) == 1.0
+    assert keyword_trust(0.5) == 1.0
+    assert keyword_trust(0.25) == 0.5
+    assert keyword_trust(0.0) == 0.0
+
+
+def test_names_that_no_translation_changes():
+    from core.text.glossary import untranslated_names
+
+    assert untranslated_names("CrowdStrike Falconでホストを隔離する手順") == [
+        "CrowdStrike",
+        "Falcon",
+    ]
+    assert untranslated_names("JPCERT/CCに報告する様式、SEV-1の条件") == ["JPCERT/CC", "SEV-1"]
+    # English: acronyms, inner capitals and digits, capitalised words inside the sentence
+    assert untranslated_names("How do I rotate an AWS IAM key in Okta?") == ["AWS", "IAM", "Okta"]
+    # not the first word, not a single letter, not a glossary word however it is capitalised
+    assert untranslated_names("Who approves it? Ask the Incident Commander") == []
