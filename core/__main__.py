@@ -292,6 +292,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     if not args.no_index:
         cmd_index(argparse.Namespace(data=None))
+    # before the server loads the embedder (OpenMP reads it once, at start-up)
+    os.environ.setdefault("OMP_NUM_THREADS", str(settings.serve_threads_per_answer))
     streamlit = [sys.executable, "-m", "streamlit", "run", str(app)]
     options = ["--server.address", address, "--server.port", str(port)]
     options += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]

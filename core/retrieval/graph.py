@@ -35,7 +35,7 @@ import json
 import math
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -239,8 +239,15 @@ def _missing_table(exc: sqlite3.OperationalError) -> bool:
 class SQLiteGraphStore(ScoredGraphStore):
     """Mentions in the caller's SQLite database; never begins, commits or rolls back."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        reader: Callable[[], sqlite3.Connection] | None = None,
+    ) -> None:
+        """``reader``: where reads go (the chunk store's snapshot of the calling thread);
+        writes always go to ``conn``."""
         self.conn = conn
+        self._reader = reader or (lambda: self.conn)
         self._lock = threading.RLock()
         self._ensure_schema()
 
@@ -319,8 +326,10 @@ class SQLiteGraphStore(ScoredGraphStore):
 
     # --- reads ----------------------------------------------------------------------------
     def _stats(self, query: list[EntityKey]) -> tuple[int, dict[EntityKey, int]]:
-        n_chunks = self.conn.execute("SELECT COALESCE(SUM(chunks), 0) FROM mention_docs").fetchone()
-        rows = self.conn.execute(
+        n_chunks = (
+            self._reader().execute("SELECT COALESCE(SUM(chunks), 0) FROM mention_docs").fetchone()
+        )
+        rows = self._reader().execute(
             f"SELECT e.key, e.type, e.df FROM ({_JSON_PAIRS}) AS q "
             "JOIN entities AS e ON e.key = q.key AND e.type = q.type",
             (json.dumps(query),),
@@ -328,7 +337,7 @@ class SQLiteGraphStore(ScoredGraphStore):
         return int(n_chunks[0]), {(key, typ): df for key, typ, df in rows}
 
     def _cooccurring(self, sources: list[EntityKey]) -> list[Cooccurrence]:
-        rows = self.conn.execute(
+        rows = self._reader().execute(
             _SQL_COOCCURRING, (json.dumps(sources), MIN_COOCCURRENCE, NEIGHBOUR_MIN_SHARE)
         )
         return [Cooccurrence((sk, st), (nk, nt), c, df) for sk, st, nk, nt, c, df in rows]
@@ -342,7 +351,7 @@ class SQLiteGraphStore(ScoredGraphStore):
         else:
             where = "WHERE m.chunk_id IN (SELECT value FROM json_each(?))"
             sql, params = _SQL_SUMS.format(where=where), (payload, json.dumps(allowed), k)
-        return [(cid, float(score)) for cid, score in self.conn.execute(sql, params)]
+        return [(cid, float(score)) for cid, score in self._reader().execute(sql, params)]
 
     def search(
         self, entities: Sequence[Entity], k: int, allowed_chunk_ids: Collection[str] | None = None
@@ -358,7 +367,7 @@ class SQLiteGraphStore(ScoredGraphStore):
     def _count(self, sql: str, params: tuple[Any, ...] = ()) -> int:
         with self._lock:
             try:
-                return int(self.conn.execute(sql, params).fetchone()[0])
+                return int(self._reader().execute(sql, params).fetchone()[0])
             except sqlite3.OperationalError as exc:
                 if _missing_table(exc):
                     return 0
@@ -373,11 +382,15 @@ class SQLiteGraphStore(ScoredGraphStore):
     def entities_for_chunk(self, chunk_id: str) -> list[Entity]:
         with self._lock:
             try:
-                rows = self.conn.execute(
-                    "SELECT m.key, m.type, e.surface FROM mentions AS m JOIN entities AS e "
-                    "ON e.key = m.key AND e.type = m.type WHERE m.chunk_id = ? ORDER BY m.pos",
-                    (chunk_id,),
-                ).fetchall()
+                rows = (
+                    self._reader()
+                    .execute(
+                        "SELECT m.key, m.type, e.surface FROM mentions AS m JOIN entities AS e "
+                        "ON e.key = m.key AND e.type = m.type WHERE m.chunk_id = ? ORDER BY m.pos",
+                        (chunk_id,),
+                    )
+                    .fetchall()
+                )
             except sqlite3.OperationalError as exc:
                 if _missing_table(exc):
                     return []

@@ -70,6 +70,7 @@ class SearchOutcome:
     rerank_fallback: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     query_vector: np.ndarray | None = None  # reused by answerers (the embedding is the cost)
+    generation: int | None = None  # the store generation every hit was read from
     # cosines of the vector candidates, best first: how far the best stands out of the corpus
     vector_cosines: list[float] = field(default_factory=list)
 
@@ -206,6 +207,24 @@ class Searcher:
         """Search; ``focus_weight`` > 0 re-scores the fused top ``focus_top_k`` by focus
         (``core.retrieval.focus``) before the optional rerank. ``collections`` (None: all)
         restricts every strategy to the chunks of those runbook collections."""
+        # One generation for the whole search: a build that commits meanwhile is seen by the
+        # next search, never by half of this one.
+        with self.corpus.store.snapshot() as generation:
+            return self._run(
+                query, fusion, rrf, rerank, focus_weight, focus_top_k, collections, generation
+            )
+
+    def _run(
+        self,
+        query: SearchQuery,
+        fusion: str,
+        rrf: RRFConfig | None,
+        rerank: RerankConfig | None,
+        focus_weight: float,
+        focus_top_k: int,
+        collections: Collection[str] | None,
+        generation: int,
+    ) -> SearchOutcome:
         started = time.perf_counter()
         scope = None if collections is None else self.corpus.scope(collections)
         opts = query.options
@@ -216,7 +235,7 @@ class Searcher:
         }
         wanted = wanted_strategies(opts.strategies, weights)
         floor = max(self.corpus.settings.candidate_floor, opts.offset + opts.limit)
-        ranked = self._rank(query, wanted, floor, scope)
+        ranked = self._rank(query, wanted, floor, scope, generation)
         if self.corpus.spec.kind == "runbook":  # one index for runbooks in both languages
             weights["keyword"] *= keyword_trust(ranked.keyword_share)
         combined, normalized = fuse(ranked.rankings, weights, fusion, rrf)
@@ -227,7 +246,7 @@ class Searcher:
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
-        outcome.query_vector = ranked.vector
+        outcome.query_vector, outcome.generation = ranked.vector, generation
         outcome.vector_cosines = [score for _, score in ranked.rankings.get("semantic", [])]
         apply_focus(candidates, query.text, focus_weight, focus_top_k)
         if opts.rerank_enabled:
@@ -252,7 +271,12 @@ class Searcher:
 
     # --- steps -----------------------------------------------------------------------
     def _rank(
-        self, query: SearchQuery, wanted: set[str], floor: int, scope: CollectionScope | None
+        self,
+        query: SearchQuery,
+        wanted: set[str],
+        floor: int,
+        scope: CollectionScope | None,
+        generation: int,
     ) -> _Rankings:
         """Ask each wanted strategy for its ``floor`` best chunks (of ``scope``), timing each."""
         corpus = self.corpus
@@ -263,7 +287,7 @@ class Searcher:
             if corpus.spec.kind == "runbook":  # runbooks come in both languages
                 tokens += corpus.tokenizer.tokenize(" ".join(cross_language_terms(query.text)))
             # a scope's own index: hidden chunks weigh on neither the scores nor the known share
-            keyword = corpus.keyword if scope is None else scope.keyword
+            keyword = corpus.keyword_at(generation) if scope is None else scope.keyword
             ranked.rankings["keyword"] = keyword.search(tokens, floor)
             ranked.keyword_share = keyword.known_share(tokens)
             ranked.times["keyword"] = (time.perf_counter() - t0) * 1000

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,7 +73,13 @@ class StoredChunk:
 
 
 class ChunkStore:
-    """SQLite store of one corpus. Thread-safe for the reads a Streamlit app does."""
+    """SQLite store of one corpus, shared by the threads of a process (Streamlit sessions).
+
+    Writes go through ``conn``. Reads made inside ``snapshot()`` go through a read connection
+    of the calling thread holding one SQLite read transaction, so that every read of one search
+    sees the same generation even while a build commits the next one (WAL mode: readers never
+    block the writer, nor see its transaction). Reads outside a snapshot use ``conn``.
+    """
 
     def __init__(self, path: Path) -> None:
         private_file(path)  # 0600 in a 0700 folder; SQLite gives -wal / -shm the same mode
@@ -81,10 +89,69 @@ class ChunkStore:
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
         self.lock = threading.RLock()
+        self._idle_readers: list[sqlite3.Connection] = []
+        self._local = threading.local()
+        self._held: Counter[int] = Counter()  # generation -> snapshots open in this process
+        self._held_changed = threading.Condition()
+
+    # --- snapshots ---------------------------------------------------------------------
+    @property
+    def reader(self) -> sqlite3.Connection:
+        """The connection reads use: the calling thread's snapshot, else ``conn``."""
+        return getattr(self._local, "conn", None) or self.conn
+
+    def _take_reader(self) -> sqlite3.Connection:
+        with self._held_changed:
+            if self._idle_readers:
+                return self._idle_readers.pop()
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA query_only=1")
+        return conn
+
+    @contextmanager
+    def snapshot(self) -> Iterator[int]:
+        """Hold the live generation for the reads of this thread inside the block; yields it.
+
+        A build that commits meanwhile is invisible until the block ends. Nested blocks share
+        the outer snapshot. ``wait_for_readers`` lets a build wait for older snapshots before it
+        deletes what they may still read (vectors of the previous generation).
+        """
+        if getattr(self._local, "conn", None) is not None:
+            yield self._local.generation
+            return
+        conn = self._take_reader()
+        conn.execute("BEGIN")
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+            generation = int(row[0]) if row else 0
+            with self._held_changed:
+                self._held[generation] += 1
+            self._local.conn, self._local.generation = conn, generation
+            try:
+                yield generation
+            finally:
+                self._local.conn = None
+                with self._held_changed:
+                    self._held[generation] -= 1
+                    if not self._held[generation]:
+                        del self._held[generation]
+                    self._held_changed.notify_all()
+        finally:
+            conn.execute("COMMIT")
+            with self._held_changed:
+                self._idle_readers.append(conn)
+
+    def wait_for_readers(self, generation: int, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) until no snapshot of this process holds a generation
+        older than ``generation``; False on timeout."""
+        with self._held_changed:
+            return self._held_changed.wait_for(
+                lambda: all(g >= generation for g in self._held), timeout
+            )
 
     # --- meta ------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        row = self.reader.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else default
 
     def set_meta(self, key: str, value: str) -> None:
@@ -97,10 +164,10 @@ class ChunkStore:
     # --- manifest --------------------------------------------------------------------
     def manifest(self) -> dict[str, str]:
         """doc_id -> content hash of every live document."""
-        return dict(self.conn.execute("SELECT doc_id, content_hash FROM documents"))
+        return dict(self.reader.execute("SELECT doc_id, content_hash FROM documents"))
 
     def document(self, doc_id: str) -> Document | None:
-        row = self.conn.execute(
+        row = self.reader.execute(
             "SELECT doc_id, source, title, text, updated_at, content_hash, kind"
             " FROM documents WHERE doc_id=?",
             (doc_id,),
@@ -108,8 +175,8 @@ class ChunkStore:
         return Document(*row) if row else None
 
     def stats(self) -> dict[str, object]:
-        docs = self.conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
-        chunks = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        docs = self.reader.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        chunks = self.reader.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         return {
             "documents": docs,
             "chunks": chunks,
@@ -234,7 +301,7 @@ class ChunkStore:
     )
 
     def iter_chunks(self) -> Iterable[StoredChunk]:
-        cur = self.conn.execute(f"SELECT {self._COLUMNS} FROM chunks ORDER BY row")
+        cur = self.reader.execute(f"SELECT {self._COLUMNS} FROM chunks ORDER BY row")
         for row in cur:
             yield self._chunk_from_row(row)
 
@@ -243,7 +310,7 @@ class ChunkStore:
         for i in range(0, len(keys), 500):
             part = list(keys[i : i + 500])
             marks = ",".join("?" * len(part))
-            for row in self.conn.execute(
+            for row in self.reader.execute(
                 f"SELECT {self._COLUMNS} FROM chunks WHERE vector_key IN ({marks})", part
             ):
                 sc = self._chunk_from_row(row)
@@ -255,7 +322,7 @@ class ChunkStore:
         for i in range(0, len(chunk_ids), 500):
             part = list(chunk_ids[i : i + 500])
             marks = ",".join("?" * len(part))
-            for row in self.conn.execute(
+            for row in self.reader.execute(
                 f"SELECT {self._COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", part
             ):
                 sc = self._chunk_from_row(row)
@@ -264,7 +331,7 @@ class ChunkStore:
 
     def document_chunks(self, doc_id: str) -> list[StoredChunk]:
         """The live chunks of one document in chunk order."""
-        cur = self.conn.execute(
+        cur = self.reader.execute(
             f"SELECT {self._COLUMNS} FROM chunks WHERE doc_id=? ORDER BY chunk_index", (doc_id,)
         )
         return [self._chunk_from_row(row) for row in cur]
@@ -280,15 +347,19 @@ class ChunkStore:
         return [(cid, json.loads(tokens)) for cid, tokens in cur]
 
     def live_vector_keys(self) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT vector_key FROM chunks")}
+        return {r[0] for r in self.reader.execute("SELECT vector_key FROM chunks")}
 
     def chunk_version(self, chunk_id: str, doc_hash: str) -> tuple[str, str, str] | None:
         """(source, heading, body) of a chunk as it was under ``doc_hash``, if ever indexed."""
-        row = self.conn.execute(
+        row = self.reader.execute(
             "SELECT source, heading, body FROM chunk_history WHERE chunk_id=? AND doc_hash=?",
             (chunk_id, doc_hash),
         ).fetchone()
         return tuple(row) if row else None  # type: ignore[return-value]
 
     def close(self) -> None:
+        with self._held_changed:
+            readers, self._idle_readers = self._idle_readers, []
+        for conn in readers:
+            conn.close()
         self.conn.close()
