@@ -132,11 +132,11 @@ def test_a_search_started_before_a_rebuild_finishes_on_the_old_generation(built,
     paused, release = threading.Event(), threading.Event()
     searcher_thread: list[int] = []
 
-    def query(vec, n):
+    def query(vec, n, *args, **kwargs):  # the collection filter (``where``) passes through
         if threading.get_ident() in searcher_thread:
             paused.set()
             release.wait(60)
-        return real_query(vec, n)
+        return real_query(vec, n, *args, **kwargs)
 
     monkeypatch.setattr(vectors, "query", query)
     result: dict[str, object] = {}
