@@ -277,3 +277,24 @@ def test_blank_and_wordless_questions_in_both_pipelines():
         _check_search_args("\u200b\u3000", 16, 5, "hybrid")
     with _pytest.raises(InputError, match="曖昧"):
         _check_search_args("🔥🔥🔥🔥🔥", 16, 5, "hybrid")
+
+
+def test_the_margin_measures_the_best_passage_against_the_corpus():
+    flat = [0.84] + [0.83] * 30  # nothing stands out: a near-domain question
+    peaked = [0.90] + [0.85] * 3 + [0.82] * 27
+    assert guardrails.cosine_margin(flat) == pytest.approx(0.01)
+    assert guardrails.cosine_margin(peaked) == pytest.approx(0.08)
+    # fewer than five passages: no field to stand out of, the prior stands in (and for BM25 too)
+    assert guardrails.small_corpus([0.9, 0.8]) and not guardrails.small_corpus(peaked)
+    assert guardrails.cosine_margin([0.9, 0.8]) == guardrails.MARGIN_PRIOR
+
+
+def test_across_languages_the_translated_coverage_carries_the_keyword_evidence():
+    found = guardrails.grade_evidence(0.83, None, 3.0, translated=1.0, margin=0.03)
+    missing = guardrails.grade_evidence(0.83, None, 3.0, translated=0.0, margin=0.03)
+    assert found.probability > missing.probability
+    assert found.as_dict()["cross_language"] and found.as_dict()["translated_coverage"] == 1.0
+    # a question whose best passage stands out of the corpus is more likely answered
+    assert (
+        guardrails.grade_evidence(0.83, None, 3.0, 1.0, margin=0.06).probability > found.probability
+    )
