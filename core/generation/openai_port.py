@@ -220,6 +220,18 @@ class OpenAIPort:
             **kw,
         )
 
+    def _gave_up(
+        self, stage: str, started: float, budget: Budget, failure: Any, expired: bool, **kw: Any
+    ) -> LLMCallError:
+        """The error after the last attempt: the deadline's, or the last failure's."""
+        if failure is None or expired or not failure.message:
+            return self._timeout_error(
+                stage, started, budget, failure.reason if failure else "", **kw
+            )
+        attempts = kw["attempts"]
+        message = failure.message + f"（{attempts} 回試行しました）"
+        return self._fail(stage, started, "error", failure.reason, message, **kw)
+
     def _complete(
         self,
         messages: Messages,
@@ -277,18 +289,7 @@ class OpenAIPort:
             return _reply(text, call, cut)
         kw = {"attempts": attempts, "retries": max(0, attempts - 1)}
         kw.update(prompt_tokens=prompt0, completion_tokens=completion0)
-        if failure is None or budget.remaining() <= 0.05 or not failure.message:
-            raise self._timeout_error(
-                stage, started, budget, failure.reason if failure else "", **kw
-            )
-        raise self._fail(
-            stage,
-            started,
-            "error",
-            failure.reason,
-            failure.message + f"（{attempts} 回試行しました）",
-            **kw,
-        )
+        raise self._gave_up(stage, started, budget, failure, budget.remaining() <= 0.05, **kw)
 
     def _stream(self, messages: Messages, stage: str, budget: Budget) -> Iterator[str | LLMReply]:
         started = time.monotonic()
@@ -390,18 +391,8 @@ class OpenAIPort:
             yield _reply(text, self._record(stage, started, cut=cut, **kw), cut)
             return
         kw = {"attempts": attempts, "retries": max(0, attempts - 1), "streamed": True}
-        if failure is None or min(budget.remaining(), first_deadline - time.monotonic()) <= 0.05:
-            raise self._timeout_error(
-                stage, started, budget, failure.reason if failure else "", **kw
-            )
-        raise self._fail(
-            stage,
-            started,
-            "error",
-            failure.reason,
-            failure.message + f"（{attempts} 回試行しました）",
-            **kw,
-        )
+        expired = min(budget.remaining(), first_deadline - time.monotonic()) <= 0.05
+        raise self._gave_up(stage, started, budget, failure, expired, **kw)
 
 
 def _reply(text: str, call: LLMCall, cut: bool) -> LLMReply:

@@ -147,26 +147,22 @@ def make_safe(text: str) -> SafeText:
     if not text:
         result.text = text or ""
         return result
-    pieces: list[str] = []
-    pos = 0
-    for block in _FENCE.finditer(text):
-        pieces.append(_safe_inline(text[pos : block.start()], result))
-        pieces.append(block.group(0))
-        pos = block.end()
-    pieces.append(_safe_inline(text[pos:], result))
-    result.text = "".join(pieces)
+    # fenced blocks and inline code spans are kept as written
+    result.text = _outside(
+        text, _FENCE, lambda t: _outside(t, _CODE_SPAN, lambda p: _safe_prose(p, result))
+    )
     return result
 
 
-def _safe_inline(text: str, result: SafeText) -> str:
-    """Prose with its inline code spans kept as written."""
+def _outside(text: str, pattern: re.Pattern[str], transform) -> str:
+    """``text`` with ``transform`` applied between the matches of ``pattern``, matches kept."""
     pieces: list[str] = []
     pos = 0
-    for span in _CODE_SPAN.finditer(text):
-        pieces.append(_safe_prose(text[pos : span.start()], result))
-        pieces.append(span.group(0))
-        pos = span.end()
-    pieces.append(_safe_prose(text[pos:], result))
+    for match in pattern.finditer(text):
+        pieces.append(transform(text[pos : match.start()]))
+        pieces.append(match.group(0))
+        pos = match.end()
+    pieces.append(transform(text[pos:]))
     return "".join(pieces)
 
 
