@@ -334,6 +334,10 @@ def main() -> None:
     parser.add_argument("--saturation", type=int, default=5, help="questions per operator")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--keep", action="store_true", help="keep the temporary state folder")
+    parser.add_argument(
+        "--only-saturation", action="store_true",
+        help="skip the busy shift (profiling the saturation run)",
+    )  # fmt: skip
     parser.add_argument("--pipeline-alone", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.pipeline_alone:
@@ -392,10 +396,11 @@ def main() -> None:
 
         single = asyncio.run(scenario(url, 1, args.questions, 0.0, args.seed + 100))
         shift_len = args.questions * args.interval
-        shift = asyncio.run(
+        shift = Outcome() if args.only_saturation else asyncio.run(
             scenario(url, args.operators, args.questions, args.interval, args.seed, runbooks,
                      rebuild_at=shift_len / 3)
         )  # fmt: skip
+        print(f"server pid {server.pid}: saturation starts", flush=True)
         saturation = asyncio.run(
             scenario(url, args.operators, args.saturation, 0.0, args.seed + 200)
         )

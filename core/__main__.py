@@ -297,6 +297,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     streamlit = [sys.executable, "-m", "streamlit", "run", str(app)]
     options = ["--server.address", address, "--server.port", str(port)]
     options += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    # the same as .streamlit/config.toml: no source watching, no gc.collect(2) after each rerun
+    options += ["--server.fileWatcherType", "none", "--runner.postScriptGC", "false"]
     if settings.secrets_path is not None:  # Streamlit's st.login reads the same [auth]
         options += ["--secrets.files", str(settings.secrets_path)]
     # The client address rule is the app's (core.identity.client_address, WB_TRUSTED_PROXIES):

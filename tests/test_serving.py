@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 
 import pytest
 from streamlit import config as st_config
@@ -69,6 +70,13 @@ def test_exposure_rule(tmp_path):
 def test_the_repository_config_binds_to_loopback():
     text = (PROJECT_ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8")
     assert 'address = "127.0.0.1"' in text
+
+
+def test_the_served_app_spends_no_cpu_on_watching_or_forced_collection():
+    """bench.concurrency: gc.collect(2) after each rerun and the source watcher halved the rate."""
+    config = tomllib.loads((PROJECT_ROOT / ".streamlit" / "config.toml").read_text("utf-8"))
+    assert config["runner"]["postScriptGC"] is False
+    assert config["server"]["fileWatcherType"] == "none"
 
 
 @pytest.fixture
@@ -187,3 +195,5 @@ def test_serve_hands_the_secrets_file_and_leaves_the_client_rule_to_the_app(env,
     assert argv[argv.index("--server.address") + 1] == "0.0.0.0"
     # uvicorn would otherwise rewrite the peer from X-Forwarded-For for loopback itself
     assert started["env"]["FORWARDED_ALLOW_IPS"] == ""
+    assert argv[argv.index("--runner.postScriptGC") + 1] == "false"
+    assert argv[argv.index("--server.fileWatcherType") + 1] == "none"

@@ -32,10 +32,11 @@ stemming and stop words.
 
 from __future__ import annotations
 
+import queue
 import re
-import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -162,19 +163,25 @@ CONTENT_POS: dict[str, frozenset[str]] = {
 # Base forms written in kana only (する, なる, ある) are too common to be worth highlighting.
 _KANA_ONLY = re.compile(r"[\u3041-\u309f\u30a0-\u30ff]+")
 
-_local = threading.local()
+# Idle janome Tokenizers, borrowed for one call and given back. janome is not documented as
+# thread-safe, so no two threads share one at a time; a pool (not one per thread) because the
+# served app runs every rerun in a new thread, and building a Tokenizer costs ~30 ms.
+_idle_janome: queue.SimpleQueue[_JanomeImpl] = queue.SimpleQueue()
 
 
-def _janome() -> _JanomeImpl:
-    """One janome Tokenizer per thread (janome is not documented as thread-safe)."""
-    impl = getattr(_local, "janome", None)
-    if impl is None:
+@contextmanager
+def _janome() -> Iterator[_JanomeImpl]:
+    try:
+        impl = _idle_janome.get_nowait()
+    except queue.Empty:
         from janome.tokenizer import Tokenizer as JanomeImpl
 
         # mmap=True maps the system dictionary instead of loading it: ~0.1 s instead of ~2 s.
         impl = JanomeImpl(mmap=True)
-        _local.janome = impl
-    return impl
+    try:
+        yield impl
+    finally:
+        _idle_janome.put(impl)
 
 
 def _is_content(part_of_speech: str) -> bool:
@@ -185,7 +192,9 @@ def _is_content(part_of_speech: str) -> bool:
 
 def _janome_words(text: str) -> Iterator[tuple[str, str]]:
     """(surface, base form) of the content words of a non-ASCII segment."""
-    for token in _janome().tokenize(text, wakati=False):
+    with _janome() as janome:
+        tokens = list(janome.tokenize(text, wakati=False))
+    for token in tokens:
         surface = token.surface
         # janome tags some ASCII symbols ("?") as nouns; real words are never pure ASCII here.
         if _is_content(token.part_of_speech) and _NON_ASCII_WORD.search(surface):

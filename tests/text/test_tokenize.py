@@ -145,23 +145,43 @@ def test_char_bigrams(bigram: CharBigramTokenizer) -> None:
     assert bigram.tokenize("ＡＢＣ") == ["abc"]
 
 
-def test_one_janome_instance_per_thread(janome: JanomeTokenizer) -> None:
-    expected = janome.tokenize("ランサムウェアの感染端末をネットワークから隔離する")
-    instances: list[object] = []
+def test_janome_tokenizers_are_lent_not_shared_and_outlive_their_thread(
+    janome: JanomeTokenizer,
+) -> None:
+    """The served app runs each rerun in a new thread: building a Tokenizer per thread showed
+    up in bench.concurrency. Tokenizers are borrowed from a pool, never used by two at once."""
+    text = "ランサムウェアの感染端末をネットワークから隔離する"
+    expected = janome.tokenize(text)
+    lent: list[int] = []
     results: list[list[str]] = []
+    barrier = threading.Barrier(3)
 
-    def work() -> None:
-        instances.append(_janome())
-        results.append(janome.tokenize("ランサムウェアの感染端末をネットワークから隔離する"))
+    def hold() -> None:
+        with _janome() as impl:
+            lent.append(id(impl))
+            barrier.wait(timeout=10)  # all three hold one at the same moment
+            barrier.wait(timeout=10)
+        results.append(janome.tokenize(text))
 
-    threads = [threading.Thread(target=work) for _ in range(2)]
+    threads = [threading.Thread(target=hold) for _ in range(3)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert results == [expected, expected]
-    assert len({id(instance) for instance in [*instances, _janome()]}) == 3
-    assert _janome() is _janome()
+    assert results == [expected] * 3
+    assert len(set(lent)) == 3  # held at once: three distinct tokenizers
+    # later threads reuse the idle ones instead of building new ones
+    reused: list[int] = []
+
+    def borrow() -> None:
+        with _janome() as impl:
+            reused.append(id(impl))
+
+    for _ in range(5):
+        thread = threading.Thread(target=borrow)
+        thread.start()
+        thread.join()
+    assert set(reused) <= set(lent)
 
 
 def test_get_tokenizer() -> None:
