@@ -126,6 +126,7 @@ class HtmlText:
     title: str | None  # the first h1, else <title>
     text: str
     headings: tuple[Heading, ...]
+    link_lines: frozenset[str] = frozenset()  # list items led by a link (navigation lists)
 
 
 # --- decoding ----------------------------------------------------------------------------------
@@ -209,6 +210,26 @@ def _inline_text(el, in_content: bool) -> str:
     return " ".join("".join(parts).split())  # normalized with the rest by the TextBuilder
 
 
+_EMPHASIS = frozenset({"strong", "b", "em", "i", "span", "p"})
+
+
+def _led_by_link(li) -> bool:
+    """An ``li`` whose text starts with a link (``<li><a href>Page</a> - about it</li>``),
+    possibly inside emphasis or a paragraph."""
+    el = li
+    while True:
+        if (el.text or "").strip():
+            return False
+        first = next((c for c in el if isinstance(c.tag, str)), None)
+        if first is None:
+            return False
+        if first.tag == "a":
+            return bool(first.get("href")) and bool("".join(first.itertext()).strip())
+        if first.tag not in _EMPHASIS:
+            return False
+        el = first
+
+
 class _Walker:
     """Emits the content of one element tree to a ``TextBuilder``."""
 
@@ -217,6 +238,7 @@ class _Walker:
         self.buffer: list[str] = []
         self.lists: list[list] = []  # [ordered, next number] per open list
         self.marker = ""  # list marker waiting for the item's first line
+        self.linked = False  # the waiting item is led by a link
 
     def flush(self) -> None:
         if self.buffer:
@@ -224,8 +246,8 @@ class _Walker:
             self.buffer = []
             if text.strip():
                 indent = 2 * max(len(self.lists) - 1, 0)
-                self.out.line(text, indent=indent, marker=self.marker)
-                self.marker = ""
+                self.out.line(text, indent=indent, marker=self.marker, linked=self.linked)
+                self.marker, self.linked = "", False
 
     def walk(self, root, in_content: bool) -> None:
         stack = [(root, False, in_content)]
@@ -282,6 +304,7 @@ class _Walker:
                 self.lists[-1][1] = number + 1
             else:
                 self.marker = "- "
+            self.linked = _led_by_link(el)
         elif tag in BLOCK_TAGS:
             self.flush()
         return False
@@ -292,7 +315,7 @@ class _Walker:
         if el.tag in ("ul", "ol", "menu") and self.lists:
             self.lists.pop()
         if el.tag == "li":
-            self.marker = ""
+            self.marker, self.linked = "", False
 
 
 def _parse(text: str):
@@ -360,4 +383,6 @@ def read_html(data: bytes, name: str, path: str) -> HtmlText:
         title_el = doc.find(".//title")
         if title_el is not None:
             title = normalize_article("".join(title_el.itertext())) or None
-    return HtmlText(title=title, text=builder.text(), headings=headings)
+    return HtmlText(
+        title=title, text=builder.text(), headings=headings, link_lines=builder.link_lines
+    )

@@ -37,6 +37,7 @@ class InspectedChunk:
     end: int
     chars: int
     preview: str  # the first PREVIEW_CHARS characters, line breaks shown as "↵"
+    navigation: bool = False  # a list of links to other pages: ranked down in search
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ def inspect_file(path: str | Path, settings: Settings) -> Inspection:
             end=c.end,
             chars=c.end - c.start,
             preview=_preview(c.body),
+            navigation=c.navigation,
         )
         for c in chunk_document(doc, size, overlap)
     ]
@@ -123,6 +125,7 @@ def render_inspection(result: Inspection) -> str:
     )
     for n, c in enumerate(result.chunks):
         path = HEADING_SEPARATOR.join(c.heading_path) or "（見出しなし）"
-        lines.append(f"  [{n}] {path}  {c.start}-{c.end}（{c.chars} 文字）")
+        mark = "  ［リンク一覧: 検索では順位を下げる］" if c.navigation else ""
+        lines.append(f"  [{n}] {path}  {c.start}-{c.end}（{c.chars} 文字）{mark}")
         lines.append(f"      {c.preview}")
     return "\n".join(lines)

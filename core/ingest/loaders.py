@@ -84,15 +84,18 @@ def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
     data = read_source_bytes(path, max_bytes)
     suffix = path.suffix.lower()
     headings: tuple[Heading, ...] | None = None
+    link_lines: frozenset[str] = frozenset()
     if suffix in MARKDOWN_SUFFIXES:
         markdown = read_markdown(decode_markdown(data, name, str(path)), name)
         text, title, kind = markdown.text, markdown.title or path.stem, "markdown"
+        link_lines = markdown.link_lines
     elif suffix in DOCX_SUFFIXES:
         word = read_docx(data, name, str(path), max_bytes)
         text, title, kind, headings = word.text, word.title or path.stem, "docx", word.headings
     elif suffix in HTML_SUFFIXES:
         page = read_html(data, name, str(path))
         text, title, kind, headings = page.text, page.title or path.stem, "html", page.headings
+        link_lines = page.link_lines
     elif suffix in PDF_SUFFIXES:
         pdf = extract_pdf_text(data, name, str(path))
         text, headings = pdf.text, pdf.headings
@@ -114,5 +117,6 @@ def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
         content_hash=content_hash(data),
         kind=kind,
         headings=headings,
+        link_lines=link_lines,
     )
     return doc, len(data)

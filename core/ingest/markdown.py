@@ -53,6 +53,10 @@ MAX_FRONT_MATTER_CHARS = 64_000
 class MarkdownText:
     title: str | None  # the front matter's title, else the first "# " heading
     text: str  # normalized, Markdown-shaped
+    # Lines of ``text`` (stripped) that are list items led by a link: the entries of a
+    # navigation list (a MkDocs index, a wiki hub, "see also"). Chunks made of them name other
+    # pages rather than answer anything (``core.text.chunking.is_navigation``).
+    link_lines: frozenset[str] = frozenset()
 
 
 # --- front matter ------------------------------------------------------------------------------
@@ -112,6 +116,8 @@ _LINK = re.compile(
     r"\(\s*(?:<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
 )
 _REF_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\[([^\[\]]*)\]")
+# a list item's text that starts with a link (inline or reference), possibly emphasised
+_LEADING_LINK = re.compile(r"\[(?:[^\[\]]|\[[^\[\]]*\])+\](?:\(|\[)")
 _SHORTCUT = re.compile(r"\[([^\[\]^][^\[\]]*)\](?![\[(:])")
 _ATTR_LIST = re.compile(r"\{:[^{}\n]*\}|\{[ \t]*[.#][\w-][^{}\n]*\}|\{[ \t]*[\w-]+=[^{}\n]*\}")
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+|[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)>")
@@ -329,6 +335,7 @@ def _admonition_lead(kind: str | None, title: str | None, body: list[str]) -> st
 class _Transformer:
     def __init__(self, labels: frozenset[str]) -> None:
         self.labels = labels
+        self.link_lines: list[str] = []  # output lines that are list items led by a link
 
     def inline(self, text: str) -> str:
         return clean_inline(text, self.labels)
@@ -415,14 +422,16 @@ class _Transformer:
                 continue
             item = _ITEM.fullmatch(line)
             if item and not (item.group(4) and _THEMATIC.fullmatch(line)):
-                pad, number, delimiter, bullet, rest = item.groups()
-                rest = self.inline(rest or "")
+                pad, number, delimiter, bullet, raw = item.groups()
+                rest = self.inline(raw or "")
                 if bullet:
                     lists.item(len(pad), False, 0)
                     out.append(f"{pad}- {rest}".rstrip())
                 else:
                     shown = lists.item(len(pad), True, int(number))
                     out.append(f"{pad}{shown}{delimiter} {rest}".rstrip())
+                if raw and _LEADING_LINK.match(raw.lstrip("*_ ")):
+                    self.link_lines.append(out[-1])
                 after_blank, paragraph = False, False
                 i += 1
                 continue
@@ -535,8 +544,12 @@ def read_markdown(text: str, name: str) -> MarkdownText:
         for m in [_REF_DEF.fullmatch(ln)]
         if m
     )
-    out = _Transformer(labels).run(lines)
+    transformer = _Transformer(labels)
+    out = transformer.run(lines)
     result = normalize_text("\n".join(out))
+    link_lines = frozenset(
+        line for line in (normalize_text(x).strip() for x in transformer.link_lines) if line
+    )
     title = meta.get("title")
     title = (
         " ".join(str(title).split())
@@ -549,4 +562,4 @@ def read_markdown(text: str, name: str) -> MarkdownText:
             if atx and len(atx.group(2)) == 1 and (atx.group(3) or "").strip():
                 title = atx.group(3).strip()
                 break
-    return MarkdownText(title=title, text=result)
+    return MarkdownText(title=title, text=result, link_lines=link_lines)

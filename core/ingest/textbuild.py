@@ -27,12 +27,17 @@ class TextBuilder:
     def __init__(self) -> None:
         # (indent, text, heading level or 0, keep leading whitespace); normalized in ``build``
         self._lines: list[tuple[int, str, int, bool]] = []
+        self._linked: set[int] = set()  # indexes of list items led by a link
         self._built: tuple[str, tuple[Heading, ...]] | None = None
+        self._link_lines: frozenset[str] = frozenset()
 
-    def line(self, text: str, indent: int = 0, marker: str = "") -> None:
-        """One line of running text (whitespace folded); ``marker`` is a list marker."""
+    def line(self, text: str, indent: int = 0, marker: str = "", linked: bool = False) -> None:
+        """One line of running text (whitespace folded); ``marker`` is a list marker;
+        ``linked``: a list item led by a link (``Document.link_lines``)."""
         folded = _fold(text)
         if folded:
+            if linked:
+                self._linked.add(len(self._lines))
             self._lines.append((indent, marker + folded, 0, False))
 
     def row(self, cells: list[str]) -> None:
@@ -64,8 +69,13 @@ class TextBuilder:
         out: list[str] = []
         headings: list[Heading] = []
         length = 0
-        for (indent, _, level, keep), text in zip(self._lines, normalized, strict=True):
+        linked: set[str] = set()
+        for n, ((indent, _, level, keep), text) in enumerate(
+            zip(self._lines, normalized, strict=True)
+        ):
             text = text.rstrip() if keep else _fold(text)
+            if n in self._linked and text.strip():
+                linked.add(text.strip())
             if not text.strip():
                 continue
             if level and out and out[-1]:
@@ -78,7 +88,14 @@ class TextBuilder:
             if level:
                 headings.append(Heading(level=level, start=start, end=length, title=text))
         self._built = ("\n".join(out), tuple(headings))
+        self._link_lines = frozenset(linked)
         return self._built
+
+    @property
+    def link_lines(self) -> frozenset[str]:
+        """The built lines (stripped) that are list items led by a link."""
+        self.build()
+        return self._link_lines
 
     @property
     def headings(self) -> tuple[Heading, ...]:

@@ -59,6 +59,11 @@ CONTEXT_CHARS = 120
 # in 160-character windows have 3.4 windows on average, rarely more than 6).
 WINDOW_FANOUT = 8
 STRATEGIES = ("keyword", "semantic", "graph")
+# A navigation chunk (a list of links to other pages: a MkDocs index, a wiki hub) names every
+# topic and answers none; its fused score is scaled by this before ranking. Measured with
+# bench.answer_trust on the development runbooks (the PagerDuty index page won English
+# questions over the Japanese copy by listing every English page title).
+NAVIGATION_WEIGHT = 0.5
 
 
 @dataclass(slots=True)
@@ -318,9 +323,14 @@ class Searcher:
     ) -> list[Hit]:
         """The fused chunks still in the store, best first (ties by chunk id)."""
         raw = {name: dict(r) for name, r in rankings.items()}
-        order = sorted(combined, key=lambda cid: (-combined[cid], cid))
-        stored = self.corpus.store.chunks_by_id(order)
-        return [self._hit(stored[c], combined[c], normalized, raw) for c in order if c in stored]
+        stored = self.corpus.store.chunks_by_id(list(combined))
+        scores = {
+            cid: score * (NAVIGATION_WEIGHT if stored[cid].chunk.navigation else 1.0)
+            for cid, score in combined.items()
+            if cid in stored
+        }
+        order = sorted(scores, key=lambda cid: (-scores[cid], cid))
+        return [self._hit(stored[c], scores[c], normalized, raw) for c in order]
 
     def _items(
         self, page: list[Hit], terms: list[str], with_highlights: bool

@@ -37,6 +37,9 @@ class Document:
     # Headings read from the source's structure (PDF outline or fonts, Word styles, HTML tags).
     # ``None``: the chunker finds them in ``text`` by ``kind`` (Markdown ``#`` lines, articles none).
     headings: tuple[Heading, ...] | None = None
+    # Lines of ``text`` (stripped) that are list items led by a link (Markdown and HTML readers):
+    # a chunk made of them is a navigation list, not an answer.
+    link_lines: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,11 @@ class Chunk:
         """The runbook collection set at index time ("" for corpora without collections and for
         chunks indexed before collections existed: visible to no restricted principal)."""
         return self.extra.get("collection", "")
+
+    @property
+    def navigation(self) -> bool:
+        """A list of links to other pages (``core.text.chunking.is_navigation``)."""
+        return self.extra.get("navigation") == "1"
 
     @property
     def heading(self) -> str:

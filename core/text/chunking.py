@@ -60,8 +60,12 @@ __all__ = [
 
 # Changes whenever the same document and parameters give different chunks; an index records it
 # (``core.ingest.indexer``) and is rebuilt when it differs. 2: content units, word boundaries,
-# English sentence ends.
-CHUNKER_VERSION = 2
+# English sentence ends. 3: navigation chunks marked (``extra["navigation"]``).
+CHUNKER_VERSION = 3
+
+# A chunk is a navigation list when at least this share of its lines (one at least) are list
+# items led by a link (``Document.link_lines``): a MkDocs index, a wiki hub, "see also".
+NAVIGATION_SHARE = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +245,15 @@ def vector_texts(chunk: Chunk, window: int) -> list[str]:
 # --- documents ---------------------------------------------------------------------------------
 
 
+def is_navigation(body: str, link_lines: frozenset[str]) -> bool:
+    """Whether a chunk body is mostly a list of links to other pages (see NAVIGATION_SHARE)."""
+    if not link_lines:
+        return False
+    lines = [line.strip() for line in body.split("\n") if line.strip()]
+    linked = sum(line in link_lines for line in lines)
+    return linked > 0 and linked >= NAVIGATION_SHARE * len(lines)
+
+
 def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
     """Chunks of ``doc``: sections by ``doc.kind``, then windows over each section body.
 
@@ -253,6 +266,8 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
             doc.text, section.body_start, section.body_end, chunk_size, overlap
         ):
             index = len(chunks)
+            body = doc.text[start:end]
+            navigation = is_navigation(body, doc.link_lines)
             chunks.append(
                 Chunk(
                     chunk_id=f"{doc.doc_id}_{index}",
@@ -260,12 +275,13 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
                     source=doc.source,
                     title=doc.title,
                     heading_path=section.heading_path,
-                    body=doc.text[start:end],
+                    body=body,
                     start=start,
                     end=end,
                     chunk_index=index,
                     updated_at=doc.updated_at,
                     doc_hash=doc.content_hash,
+                    extra={"navigation": "1"} if navigation else {},
                 )
             )
     return chunks
