@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from core.danger import DangerMatch, detect
 from core.schemas.answer import Answer
+from core.text.glossary import name_variants
 from core.text.tokenize import Tokenizer
 
 # --- templates (the design's wording) ---------------------------------------------------
@@ -38,6 +39,8 @@ AMBIGUOUS_TEMPLATE = (
     "例：「ログインできない」→「Active Directoryへのログインができない。エラーコード: 0x80090308」"
 )
 DANGER_BANNER = "⚠️ 承認・確認が必要"
+# Added to the insufficient-evidence reply when the question's names are not in the passages.
+MISSING_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書の箇所に出てきません。"
 EVIDENCE_THRESHOLD = 0.5
 
 
@@ -185,6 +188,34 @@ def cosine_margin(cosines: list[float]) -> float:
     return max(0.0, cosines[0] - sum(rest) / len(rest))
 
 
+# The names a question is about (products, tools, organisations, identifiers that no glossary
+# translates: "CrowdStrike Falcon", "JPCERT/CC", "Microsoft 365") must be in the passages that
+# would answer it: when fewer than this share of them are, general advice that happens to be
+# close in meaning is not an answer about that product, whatever the grade says.
+NAMES_FOUND_MIN = 0.5
+
+
+def _name_pattern(name: str) -> re.Pattern[str] | None:
+    """``name`` as written or with its separators changed ("Sev1" = "SEV-1" = "sev 1")."""
+    parts = re.findall(r"[^\W_]+", name)
+    if not parts:
+        return None
+    inner = r"[\s\-_/.]?".join(re.escape(ch) for ch in "".join(parts))
+    return re.compile(rf"(?<![A-Za-z0-9]){inner}(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def missing_names(names: list[str], passages: list[str]) -> list[str]:
+    """The names of ``names`` found in none of ``passages``, under any of their usual forms
+    (``core.text.glossary.name_variants``: "M365" is found as "Microsoft 365")."""
+    text = "\n".join(passages)
+    missing = []
+    for name in names:
+        patterns = [p for v in name_variants(name) if (p := _name_pattern(v)) is not None]
+        if patterns and not any(p.search(text) for p in patterns):
+            missing.append(name)
+    return missing
+
+
 @dataclass(frozen=True, slots=True)
 class EvidenceGrade:
     probability: float
@@ -193,10 +224,19 @@ class EvidenceGrade:
     bm25: float
     translated: float | None = None  # across scripts: coverage of the glossary translations
     margin: float = 0.0
+    names: tuple[str, ...] = ()  # the question's own names (``core.text.glossary``)
+    missing: tuple[str, ...] = ()  # those in none of the passages
+
+    @property
+    def names_found(self) -> bool:
+        """Enough of the question's names are in the passages (NAMES_FOUND_MIN)."""
+        if not self.names:
+            return True
+        return (len(self.names) - len(self.missing)) >= NAMES_FOUND_MIN * len(self.names)
 
     @property
     def sufficient(self) -> bool:
-        return self.probability >= EVIDENCE_THRESHOLD
+        return self.probability >= EVIDENCE_THRESHOLD and self.names_found
 
     @property
     def features(self) -> dict[str, float]:
@@ -213,6 +253,7 @@ class EvidenceGrade:
             "cross_language": self.coverage is None,
             "translated_coverage": round(self.translated or 0.0, 4),
             "margin": round(self.margin, 4),
+            "names_found": self.names_found,
         }
 
 

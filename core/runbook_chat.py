@@ -13,6 +13,7 @@ when it passes, the extractive answer is given with a Japanese warning.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -44,7 +45,7 @@ from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
-from core.text.glossary import cross_language_terms, untranslated_names
+from core.text.glossary import cross_language_terms, proper_names, untranslated_names
 from core.text.script import dominant_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
@@ -193,7 +194,13 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     margin = guardrails.cosine_margin(cosines)
     if guardrails.small_corpus(cosines):
         bm25 = guardrails.BM25_PRIOR
-    return guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
+    grade = guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
+    names = proper_names(query_text)
+    if not names:
+        return grade
+    passages = [f"{h.chunk.title}\n{h.chunk.text}" for h in outcome.hits]
+    missing = guardrails.missing_names(names, passages)
+    return dataclasses.replace(grade, names=tuple(names), missing=tuple(missing))
 
 
 def _passage_script(hit: Hit) -> str:
@@ -327,9 +334,12 @@ def _answer(
     grade = _grade(outcome, settings, config.data)
     terms = outcome.terms
     if not outcome.hits or not grade.sufficient:
-        answer = _template(
-            question, guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE, insufficient_evidence=True
-        )
+        reply = guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE
+        if outcome.hits and not grade.names_found:  # say what the passages do not name
+            named = "".join(f"「{name}」" for name in grade.missing)
+            lead, rest = reply.split("\n", 1)
+            reply = f"{lead}\n{guardrails.MISSING_NAMES_TEMPLATE.format(names=named)}\n{rest}"
+        answer = _template(question, reply, insufficient_evidence=True)
         answer.citations = _citations(outcome.hits, "")
         for c in answer.citations:
             c.cited = False

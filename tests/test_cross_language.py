@@ -167,3 +167,22 @@ def test_language_note_only_across_scripts():
 
 def test_llm_prompt_asks_for_the_questions_language():
     assert "質問と同じ言語" in SYSTEM_PROMPT
+
+
+def test_a_question_about_a_product_no_passage_names_is_refused_and_says_so(folders):
+    """General advice close in meaning is not an answer about a named product."""
+    settings, _, ja = folders
+    a = _ask("CrowdStrike Falcon でUSBメモリ経由のマルウェアを検知したときの初動は？", ja, settings)
+    assert a.flags.insufficient_evidence
+    assert a.evidence["probability"] >= 0.5  # the grade alone would have answered
+    assert (
+        "質問にある「CrowdStrike」「Falcon」は、見つかった手順書の箇所に出てきません。" in a.answer
+    )
+    assert a.citations and not any(c.cited for c in a.citations)
+
+
+def test_names_the_passages_carry_are_answered_in_either_language(folders):
+    settings, en, _ = folders
+    a = _ask("nslookup で名前解決を確かめる手順は？", en, settings)
+    assert not a.flags.insufficient_evidence, a.evidence
+    assert a.citations[0].file == "dns-outage.md"

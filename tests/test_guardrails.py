@@ -298,3 +298,25 @@ def test_across_languages_the_translated_coverage_carries_the_keyword_evidence()
     assert (
         guardrails.grade_evidence(0.83, None, 3.0, 1.0, margin=0.06).probability > found.probability
     )
+
+
+def test_missing_names_match_separators_case_and_usual_forms():
+    from core.guardrails import missing_names
+
+    passages = ["Microsoft 365 の管理者アカウント。SEV-1 は JPCERT/CC に報告。特権IDを申請。"]
+    names = ["M365", "Sev1", "JPCERT/CC", "ID", "Falcon"]
+    assert missing_names(names, passages) == ["Falcon"]
+    assert missing_names(["AD"], ["ADMIN add"]) == ["AD"]  # whole words only
+    assert missing_names(["AD"], ["Active Directory のアカウント"]) == []
+
+
+def test_names_gate_the_grade_only_when_most_are_missing():
+    from dataclasses import replace
+
+    from core.guardrails import grade_evidence
+
+    grade = grade_evidence(0.95, 1.0, 20.0)
+    assert grade.sufficient
+    assert replace(grade, names=("AWS", "IAM"), missing=("IAM",)).sufficient  # half found
+    refused = replace(grade, names=("AWS", "IAM", "CLI"), missing=("IAM", "CLI"))
+    assert not refused.sufficient and refused.as_dict()["names_found"] is False

@@ -445,6 +445,53 @@ def untranslated_names(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+# Short forms of product and service names that runbooks write out (and the reverse): a
+# question about "M365" is about the "Microsoft 365" a runbook names. Written for the project.
+_NAME_GROUPS = (
+    ("M365", "Microsoft 365", "O365", "Office 365"),
+    ("AAD", "Azure AD", "Azure Active Directory", "Entra ID", "Microsoft Entra"),
+    ("AD", "Active Directory", "AD DS"),
+    ("MDE", "Defender for Endpoint", "Microsoft Defender"),
+    ("GCP", "Google Cloud"),
+    ("GWS", "Google Workspace", "G Suite"),
+    ("K8s", "Kubernetes"),
+    ("AWS", "Amazon Web Services"),
+    ("EXO", "Exchange Online"),
+    ("SPO", "SharePoint Online"),
+    ("PAN-OS", "Palo Alto"),
+    ("JPCERT", "JPCERT/CC"),
+    ("IPA", "情報処理推進機構"),
+    ("NISC", "内閣サイバーセキュリティセンター"),
+)
+
+
+@lru_cache(maxsize=1)
+def _name_variants() -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for group in _NAME_GROUPS:
+        for name in group:
+            out[_squash(name)] = group
+    return out
+
+
+def _squash(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def name_variants(name: str) -> tuple[str, ...]:
+    """``name`` and the other ways runbooks write it ("M365" -> "Microsoft 365", "O365" ...)."""
+    group = _name_variants().get(_squash(name), ())
+    return (name, *(n for n in group if _squash(n) != _squash(name)))
+
+
+def proper_names(text: str) -> list[str]:
+    """The names a question is about that no glossary entry translates or explains: products,
+    vendors, organisations, identifiers ("CrowdStrike", "Falcon", "JPCERT/CC", "SEV-1"); the
+    evidence grade wants them in the passages (``core.guardrails.NAMES_FOUND_MIN``)."""
+    words = _glossary_words()
+    return [name for name in untranslated_names(text) if name.lower() not in words]
+
+
 @lru_cache(maxsize=1)
 def _glossary_words() -> frozenset[str]:
     return frozenset(w for e in entries() for term in e.english for w in term.split())
