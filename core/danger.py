@@ -566,7 +566,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
             continue
         obj = _ja_object(window, stem)
         mood = _ja_mood(tail, sentence[m.end() :], source, is_item)
-        if mood is None or _quoted_and_denied(before, sentence[m.end() :]):
+        after = sentence[m.end() :]
+        if mood is None or _quoted_and_denied(before, after) or _quoted_word(before, after):
             continue
         if obj or (strong and source == "question"):
             rule = "verb_object"
@@ -588,6 +589,22 @@ def _quoted_and_denied(before: str, after: str) -> bool:
         return False
     outer = re.sub(r"[。．.！!？?\s)）]+$", "", after.split("」", 1)[1])
     return bool(_JA_END_PROHIBIT.search(outer) or re.search(r"では(ない|ありません)$", outer))
+
+
+_JA_MENTION = re.compile(
+    r"^\s*(という|といった|っていう|と言う|との)?\s*"
+    r"(言葉|表現|用語|単語|語句|語|言い方|言い回し|フレーズ|ワード|文言)"
+    r"|^\s*(とは|って何|の意味)"
+)
+
+
+def _quoted_word(before: str, after: str) -> bool:
+    """A word quoted to talk about it, not an operation asked for: 「「機能停止」という言葉を
+    避けるのはなぜ」, 「「削除」とはどういう意味」."""
+    if before.count("「") <= before.count("」") or "」" not in after:
+        return False
+    quoted, outer = after.split("」", 1)
+    return len(before[before.rfind("「") + 1 :] + quoted) <= 20 and bool(_JA_MENTION.search(outer))
 
 
 def _ja_agent_governs(before: str) -> bool:

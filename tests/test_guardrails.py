@@ -108,10 +108,20 @@ def test_question_requests_fire(question):
         "Which phase of the kill chain is lateral movement?",
         "Are the escalation criteria clear?",
         "Why must responders never delete evidence?",
+        "報告書で「機能停止」という言葉を避けるのはなぜ？",  # a word quoted to talk about it
+        "「完全消去」とはどういう意味ですか",
     ],
 )
 def test_question_mentions_do_not_fire(question):
     assert not guardrails.detect_dangerous_operations(question).dangerous, question
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["「ログを削除して」と頼まれたらどうする？", "「サーバーを停止」という手順を教えて"],
+)
+def test_quoted_requests_still_fire(question):
+    assert guardrails.detect_dangerous_operations(question).dangerous, question
 
 
 @pytest.mark.parametrize(
