@@ -118,5 +118,6 @@ def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
         kind=kind,
         headings=headings,
         link_lines=link_lines,
+        title_from_name=title == path.stem,
     )
     return doc, len(data)

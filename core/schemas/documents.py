@@ -40,6 +40,10 @@ class Document:
     # Lines of ``text`` (stripped) that are list items led by a link (Markdown and HTML readers):
     # a chunk made of them is a navigation list, not an answer.
     link_lines: frozenset[str] = frozenset()
+    # The source names no title (no front matter title, no first-level heading, no PDF title):
+    # ``title`` is the file name, shown in citations but not indexed with the text (an English
+    # file name such as "during_an_incident" is not what a Japanese page says).
+    title_from_name: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +78,7 @@ class Chunk:
 
     @property
     def text(self) -> str:
-        """The indexed text: the heading path (or title) at the head, then the body."""
-        head = self.heading or self.title
+        """The indexed text: the heading path (or the title, unless it is only the file name:
+        ``Document.title_from_name``) at the head, then the body."""
+        head = self.heading or ("" if self.extra.get("title_from_name") == "1" else self.title)
         return f"{head}\n{self.body}" if head else self.body

@@ -60,8 +60,9 @@ __all__ = [
 
 # Changes whenever the same document and parameters give different chunks; an index records it
 # (``core.ingest.indexer``) and is rebuilt when it differs. 2: content units, word boundaries,
-# English sentence ends. 3: navigation chunks marked (``extra["navigation"]``).
-CHUNKER_VERSION = 3
+# English sentence ends. 3: navigation chunks marked (``extra["navigation"]``). 4: a title that
+# is only the file name is not indexed (``extra["title_from_name"]``).
+CHUNKER_VERSION = 4
 
 # A chunk is a navigation list when at least this share of its lines (one at least) are list
 # items led by a link (``Document.link_lines``): a MkDocs index, a wiki hub, "see also".
@@ -267,7 +268,9 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
         ):
             index = len(chunks)
             body = doc.text[start:end]
-            navigation = is_navigation(body, doc.link_lines)
+            extra = {"navigation": "1"} if is_navigation(body, doc.link_lines) else {}
+            if doc.title_from_name:
+                extra["title_from_name"] = "1"
             chunks.append(
                 Chunk(
                     chunk_id=f"{doc.doc_id}_{index}",
@@ -281,7 +284,7 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
                     chunk_index=index,
                     updated_at=doc.updated_at,
                     doc_hash=doc.content_hash,
-                    extra={"navigation": "1"} if navigation else {},
+                    extra=extra,
                 )
             )
     return chunks

@@ -21,6 +21,26 @@ def test_markdown_title_hash_and_normalization(tmp_path: Path):
     assert len(doc.content_hash) == 64
 
 
+def test_a_title_that_is_only_the_file_name_is_shown_but_not_indexed(tmp_path: Path):
+    from core.text.chunking import chunk_document
+
+    path = tmp_path / "during_an_incident.md"
+    path.write_text(
+        "重大インシデントの対処方法です。\n\n## 落ち着いて\n\n慌てずに状況を確認する。\n", "utf-8"
+    )
+    doc, _ = load_file(path, tmp_path, 10_000)
+    assert doc.title == "during_an_incident" and doc.title_from_name
+    intro, calm = chunk_document(doc, 500, 50)
+    assert intro.title == "during_an_incident"  # citations still name the page
+    assert intro.text == "重大インシデントの対処方法です。"  # the index does not read it
+    assert calm.text.startswith("落ち着いて\n")
+    titled = tmp_path / "t.md"
+    titled.write_text("---\ntitle: 対処方法\n---\n本文です。\n", "utf-8")
+    doc, _ = load_file(titled, tmp_path, 10_000)
+    assert not doc.title_from_name
+    assert chunk_document(doc, 500, 50)[0].text == "対処方法\n本文です。"
+
+
 @pytest.mark.parametrize("name", ["pdf-incident-triage.pdf", "pdf-cloud-account-compromise.pdf"])
 def test_sample_pdfs_load_with_numbered_headings(name):
     doc, _ = load_file(SAMPLE_RUNBOOKS / name, SAMPLE_RUNBOOKS, 10_000_000)
