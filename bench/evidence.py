@@ -80,9 +80,11 @@ def _group(pair: str, data: Path | None, answerable: list[str], unanswerable: li
     )
 
 
-def features(settings: Settings, group: Group) -> np.ndarray:
+def features(settings: Settings, group: Group) -> tuple[np.ndarray, list[bool]]:
+    """The model's features per question, and whether the question's names are in the
+    passages (``EvidenceGrade.names_found``: the rule beside the model)."""
     index_runbooks(settings, group.data, check_allowed=False)
-    rows = []
+    rows, names_ok = [], []
     for q in group.questions:
         outcome = search_runbooks(
             settings,
@@ -93,7 +95,8 @@ def features(settings: Settings, group: Group) -> np.ndarray:
         )
         g = _grade(outcome, settings, group.data)
         rows.append([g.features[name] for name in guardrails.EVIDENCE_FEATURES])
-    return np.asarray(rows, dtype=np.float64)
+        names_ok.append(g.names_found)
+    return np.asarray(rows, dtype=np.float64), names_ok
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 0.01, steps: int = 20000) -> np.ndarray:
@@ -137,13 +140,16 @@ def report(title: str, p: np.ndarray, y: np.ndarray, pairs: np.ndarray) -> None:
 
 
 def collect(settings: Settings, groups: list[Group]):
-    xs, ys, pairs, qs = [], [], [], []
+    xs, ys, pairs, qs, ok = [], [], [], [], []
     for g in groups:
-        xs.append(features(settings, g))
+        x, names_ok = features(settings, g)
+        xs.append(x)
+        ok += names_ok
         ys += g.labels
         pairs += [g.pair] * len(g.labels)
         qs += g.questions
-    return np.vstack(xs), np.asarray(ys, dtype=np.float64), np.asarray(pairs), qs
+    y = np.asarray(ys, dtype=np.float64)
+    return np.vstack(xs), y, np.asarray(pairs), qs, np.asarray(ok, dtype=np.float64)
 
 
 def main() -> None:
@@ -154,7 +160,7 @@ def main() -> None:
     settings = Settings(
         _env_file=None, state_dir=STATE, allowed_roots=[PROJECT_ROOT, Path(STATE).parent]
     )
-    x, y, pairs, qs = collect(settings, calibration_groups())
+    x, y, pairs, qs, ok = collect(settings, calibration_groups())
     names = guardrails.EVIDENCE_FEATURES
     w_ship = guardrails.EVIDENCE_WEIGHTS
     shipped = np.array([w_ship["bias"], *(w_ship[n] for n in names)])
@@ -167,6 +173,7 @@ def main() -> None:
             print(f"  {pair:7s} {'answerable' if label else 'unanswerable':12s} {cells}")
     print(f"shipped weights {shipped.round(3).tolist()}:")
     report("in-sample", predict(shipped, x), y, pairs)
+    report("in-sample, with the names rule", predict(shipped, x) * ok, y, pairs)
     if args.held_out:
         if settings.datasets_dir is None:
             raise SystemExit("--held-out needs WB_DATASETS_DIR (the runbooks-dev data set)")
@@ -176,9 +183,10 @@ def main() -> None:
             datasets_dir=settings.datasets_dir,
             allowed_roots=[PROJECT_ROOT, settings.datasets_dir],
         )
-        hx, hy, hpairs, hqs = collect(dev, held_out_groups(dev))
+        hx, hy, hpairs, hqs, hok = collect(dev, held_out_groups(dev))
         print(f"PagerDuty pairs: {int(hy.sum())} answerable, {int((1 - hy).sum())} unanswerable")
         report("shipped weights", predict(shipped, hx), hy, hpairs)
+        report("shipped weights, with the names rule", predict(shipped, hx) * hok, hy, hpairs)
         if args.fit:  # the PagerDuty pairs join the fit (development data)
             x = np.vstack([x, hx])
             y = np.concatenate([y, hy])

@@ -484,12 +484,62 @@ def name_variants(name: str) -> tuple[str, ...]:
     return (name, *(n for n in group if _squash(n) != _squash(name)))
 
 
+# Abbreviations that are common nouns of computing, not names of anything in particular: a
+# runbook may say "laptop" where the question says "ノートPC".
+_COMMON_ABBREVIATIONS = frozenset(
+    [
+        "pc",
+        "os",
+        "it",
+        "id",
+        "ip",
+        "url",
+        "uri",
+        "usb",
+        "cpu",
+        "gpu",
+        "ram",
+        "lan",
+        "wan",
+        "wifi",
+        "dns",
+        "http",
+        "https",
+        "api",
+        "ui",
+        "gui",
+        "cli",
+        "csv",
+        "pdf",
+        "sms",
+        "faq",
+        "ok",
+        "ng",
+        "qa",
+        "pos",
+        "vm",
+        "tv",
+        "nas",
+        "san",
+        "ssd",
+        "hdd",
+        "cd",
+        "dvd",
+    ]
+)
+
+
 def proper_names(text: str) -> list[str]:
     """The names a question is about that no glossary entry translates or explains: products,
     vendors, organisations, identifiers ("CrowdStrike", "Falcon", "JPCERT/CC", "SEV-1"); the
-    evidence grade wants them in the passages (``core.guardrails.NAMES_FOUND_MIN``)."""
+    evidence grade wants them in the passages (``core.guardrails.NAMES_FOUND_MIN``). Common
+    abbreviations of computing (PC, URL, USB) are not names."""
     words = _glossary_words()
-    return [name for name in untranslated_names(text) if name.lower() not in words]
+    return [
+        name
+        for name in untranslated_names(text)
+        if name.lower() not in words and _squash(name) not in _COMMON_ABBREVIATIONS
+    ]
 
 
 @lru_cache(maxsize=1)

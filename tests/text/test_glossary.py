@@ -66,3 +66,14 @@ def test_names_that_no_translation_changes():
     assert untranslated_names("How do I rotate an AWS IAM key in Okta?") == ["AWS", "IAM", "Okta"]
     # not the first word, not a single letter, not a glossary word however it is capitalised
     assert untranslated_names("Who approves it? Ask the Incident Commander") == []
+
+
+def test_proper_names_are_the_names_a_question_is_about():
+    from core.text.glossary import name_variants, proper_names
+
+    assert proper_names("CrowdStrike Falcon でホストを隔離する手順") == ["CrowdStrike", "Falcon"]
+    assert proper_names("JPCERT/CC に報告するときの様式は？") == ["JPCERT/CC"]
+    # common abbreviations of computing are not names: a runbook may say "laptop"
+    assert proper_names("ノートPCを紛失したときの最初の手順") == []
+    assert proper_names("フィッシングメールのURLをクリックした利用者への対応") == []
+    assert "Microsoft 365" in name_variants("M365") and name_variants("Falcon") == ("Falcon",)
