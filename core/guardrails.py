@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from core.danger import DangerMatch, detect
 from core.schemas.answer import Answer
-from core.text.glossary import name_variants
 from core.text.tokenize import Tokenizer
 
 # --- templates (the design's wording) ---------------------------------------------------
@@ -193,27 +192,6 @@ def cosine_margin(cosines: list[float]) -> float:
 # would answer it: when fewer than this share of them are, general advice that happens to be
 # close in meaning is not an answer about that product, whatever the grade says.
 NAMES_FOUND_MIN = 0.5
-
-
-def _name_pattern(name: str) -> re.Pattern[str] | None:
-    """``name`` as written or with its separators changed ("Sev1" = "SEV-1" = "sev 1")."""
-    parts = re.findall(r"[^\W_]+", name)
-    if not parts:
-        return None
-    inner = r"[\s\-_/.]?".join(re.escape(ch) for ch in "".join(parts))
-    return re.compile(rf"(?<![A-Za-z0-9]){inner}(?![A-Za-z0-9])", re.IGNORECASE)
-
-
-def missing_names(names: list[str], passages: list[str]) -> list[str]:
-    """The names of ``names`` found in none of ``passages``, under any of their usual forms
-    (``core.text.glossary.name_variants``: "M365" is found as "Microsoft 365")."""
-    text = "\n".join(passages)
-    missing = []
-    for name in names:
-        patterns = [p for v in name_variants(name) if (p := _name_pattern(v)) is not None]
-        if patterns and not any(p.search(text) for p in patterns):
-            missing.append(name)
-    return missing
 
 
 @dataclass(frozen=True, slots=True)

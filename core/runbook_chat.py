@@ -45,7 +45,12 @@ from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
-from core.text.glossary import cross_language_terms, proper_names, untranslated_names
+from core.text.glossary import (
+    cross_language_terms,
+    missing_names,
+    proper_names,
+    untranslated_names,
+)
 from core.text.script import dominant_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
@@ -199,7 +204,7 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     if not names:
         return grade
     passages = [f"{h.chunk.title}\n{h.chunk.text}" for h in outcome.hits]
-    missing = guardrails.missing_names(names, passages)
+    missing = missing_names(names, passages)
     return dataclasses.replace(grade, names=tuple(names), missing=tuple(missing))
 
 

@@ -311,7 +311,7 @@ def test_across_languages_the_translated_coverage_carries_the_keyword_evidence()
 
 
 def test_missing_names_match_separators_case_and_usual_forms():
-    from core.guardrails import missing_names
+    from core.text.glossary import missing_names
 
     passages = ["Microsoft 365 の管理者アカウント。SEV-1 は JPCERT/CC に報告。特権IDを申請。"]
     names = ["M365", "Sev1", "JPCERT/CC", "ID", "Falcon"]

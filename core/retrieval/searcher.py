@@ -49,7 +49,7 @@ from core.schemas.search import (
 )
 from core.text.english import is_plain_word, stem, word_spans
 from core.text.entities import extract_query_entities
-from core.text.glossary import cross_language_terms
+from core.text.glossary import cross_language_terms, missing_names, proper_names
 from core.text.tokenize import query_terms
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,12 @@ STRATEGIES = ("keyword", "semantic", "graph")
 # bench.answer_trust on the development runbooks (the PagerDuty index page won English
 # questions over the Japanese copy by listing every English page title).
 NAVIGATION_WEIGHT = 0.5
+# A runbook question about a named product or organisation ("CrowdStrike Falcon で隔離") wants
+# the passages that name it: when some of the first NAMED_TOP_K candidates carry at least half
+# of the question's names (``core.text.glossary.proper_names``), the others there are scaled by
+# NAMED_MISS_WEIGHT (the evidence grade refuses when none of the cited passages carries them).
+NAMED_TOP_K = 16
+NAMED_MISS_WEIGHT = 0.5
 
 
 @dataclass(slots=True)
@@ -192,6 +198,26 @@ def fuse(
     return weighted_fusion(rankings, weights)
 
 
+def prefer_named(hits: list[Hit], names: list[str], top_k: int = NAMED_TOP_K) -> None:
+    """Re-rank the first ``top_k`` hits in place so that those carrying the question's names
+    come first (see NAMED_MISS_WEIGHT); nothing changes when none or all of them carry them."""
+    if not names or not hits:
+        return
+    head = hits[:top_k]
+    carries = [
+        2 * (len(names) - len(missing_names(names, [f"{h.chunk.title}\n{h.chunk.text}"])))
+        >= len(names)
+        for h in head
+    ]
+    if all(carries) or not any(carries):
+        return
+    for hit, ok in zip(head, carries, strict=True):
+        if not ok:
+            hit.combined *= NAMED_MISS_WEIGHT
+    head.sort(key=lambda h: (-h.combined, h.chunk.chunk_id))
+    hits[:top_k] = head
+
+
 class Searcher:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
@@ -248,6 +274,8 @@ class Searcher:
         if scope is not None:  # every strategy filtered already; the store has the last word
             hits = [h for h in hits if h.chunk.collection in scope.collections]
         candidates = self._filter(hits, query)
+        if self.corpus.spec.kind == "runbook":
+            prefer_named(candidates, proper_names(query.text))
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]

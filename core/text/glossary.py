@@ -536,12 +536,41 @@ def proper_names(text: str) -> list[str]:
     abbreviations of computing (PC, URL, USB) are not names."""
     words = _glossary_words()
     return [
-        name
+        _with_number(name, text)
         for name in untranslated_names(text)
         if name.lower() not in words and _squash(name) not in _COMMON_ABBREVIATIONS
     ]
 
 
+def _with_number(name: str, text: str) -> str:
+    """A product's number is part of its name: "Microsoft 365" is not "Microsoft Teams",
+    "Windows 11" not any Windows."""
+    found = re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}[ \u3000]?(\d{{1,4}})(?![\d.])", text)
+    return f"{name} {found.group(1)}" if found else name
+
+
 @lru_cache(maxsize=1)
 def _glossary_words() -> frozenset[str]:
     return frozenset(w for e in entries() for term in e.english for w in term.split())
+
+
+@lru_cache(maxsize=1024)
+def _name_pattern(name: str) -> re.Pattern[str] | None:
+    """``name`` as written or with its separators changed ("Sev1" = "SEV-1" = "sev 1")."""
+    parts = re.findall(r"[^\W_]+", name)
+    if not parts:
+        return None
+    inner = r"[\s\-_/.]?".join(re.escape(ch) for ch in "".join(parts))
+    return re.compile(rf"(?<![A-Za-z0-9]){inner}(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def missing_names(names: list[str], passages: list[str]) -> list[str]:
+    """The names of ``names`` found in none of ``passages``, under any of their usual forms
+    (``name_variants``: "M365" is found as "Microsoft 365")."""
+    text = "\n".join(passages)
+    missing = []
+    for name in names:
+        patterns = [p for v in name_variants(name) if (p := _name_pattern(v)) is not None]
+        if patterns and not any(p.search(text) for p in patterns):
+            missing.append(name)
+    return missing

@@ -69,7 +69,7 @@ def test_names_that_no_translation_changes():
 
 
 def test_proper_names_are_the_names_a_question_is_about():
-    from core.text.glossary import name_variants, proper_names
+    from core.text.glossary import missing_names, name_variants, proper_names
 
     assert proper_names("CrowdStrike Falcon でホストを隔離する手順") == ["CrowdStrike", "Falcon"]
     assert proper_names("JPCERT/CC に報告するときの様式は？") == ["JPCERT/CC"]
@@ -77,3 +77,7 @@ def test_proper_names_are_the_names_a_question_is_about():
     assert proper_names("ノートPCを紛失したときの最初の手順") == []
     assert proper_names("フィッシングメールのURLをクリックした利用者への対応") == []
     assert "Microsoft 365" in name_variants("M365") and name_variants("Falcon") == ("Falcon",)
+    # a product's number is part of its name: Microsoft Teams is not Microsoft 365
+    assert proper_names("Microsoft 365の監査ログを検索する方法") == ["Microsoft 365"]
+    assert missing_names(["Microsoft 365"], ["Zoom, Microsoft Teams などの会議ツール"])
+    assert not missing_names(["Microsoft 365"], ["O365 の管理センター"])

@@ -1,0 +1,58 @@
+"""A question about a named product wants the passages that name it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.retrieval import searcher
+from core.runbooks import index_runbooks, search_runbooks
+
+# Written for this test: a general isolation runbook, and a tools page that names the product.
+GENERAL = """# 感染端末の隔離手順
+
+## 隔離
+
+1. 感染が疑われる端末をネットワークから隔離する。
+2. 端末の電源は切らずに、利用者に操作しないよう伝える。
+3. 隔離した時刻と端末名をチケットに記録する。
+"""
+TOOLS = """# セキュリティ製品の一覧
+
+## 製品
+
+- 資産管理: 社内の台帳システム
+- メール: クラウドのメールゲートウェイ
+
+## 端末の管理
+
+CrowdStrike Falcon のコンソールでホストを選び、「ネットワーク封じ込め」を実行すると通信が遮断される。
+"""
+
+
+@pytest.fixture
+def folder(settings, runbook_dir: Path):
+    (runbook_dir / "isolation.md").write_text(GENERAL, encoding="utf-8")
+    (runbook_dir / "tools.md").write_text(TOOLS, encoding="utf-8")
+    index_runbooks(settings, runbook_dir, check_allowed=False)
+    return settings, runbook_dir
+
+
+QUESTION = "CrowdStrike Falcon で感染端末をネットワークから隔離する手順"
+
+
+def _top(settings, folder: Path, question: str = QUESTION) -> str:
+    return search_runbooks(settings, question, data=folder).hits[0].chunk.source
+
+
+def test_the_passage_naming_the_product_comes_first(folder, monkeypatch):
+    settings, data = folder
+    assert _top(settings, data) == "tools.md"
+    monkeypatch.setattr(searcher, "NAMED_MISS_WEIGHT", 1.0)  # the fixture exercises the rule
+    assert _top(settings, data) == "isolation.md"
+
+
+def test_questions_without_names_keep_the_fused_order(folder):
+    settings, data = folder
+    assert _top(settings, data, "感染端末をネットワークから隔離する手順") == "isolation.md"
