@@ -40,7 +40,7 @@ from core.generation.prompts import DATA_RULE, fence
 from core.generation.provenance import check_answer
 from core.generation.safety import make_safe
 from core.retrieval.hits import Hit
-from core.retrieval.searcher import SearchOutcome
+from core.retrieval.searcher import SearchOutcome, named_documents
 from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
@@ -367,6 +367,10 @@ def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -
         Evidence(str(n), h.chunk.body, h.chunk.heading or h.chunk.title, h.combined, h.chunk.doc_id)
         for n, h in enumerate(outcome.hits, start=1)
     ]
+    # a question about a named product is answered from the runbooks that name it
+    named = named_documents(outcome.hits, proper_names(question))
+    if named:
+        evidence = [e for e in evidence if e.document in named]
     if said:
         fresh = [replace(e, text=_unsaid(e.text, said)) for e in evidence]
         if any(e.text.strip() for e in fresh):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -65,9 +65,10 @@ STRATEGIES = ("keyword", "semantic", "graph")
 # questions over the Japanese copy by listing every English page title).
 NAVIGATION_WEIGHT = 0.5
 # A runbook question about a named product or organisation ("CrowdStrike Falcon で隔離") wants
-# the passages that name it: when some of the first NAMED_TOP_K candidates carry at least half
-# of the question's names (``core.text.glossary.proper_names``), the others there are scaled by
-# NAMED_MISS_WEIGHT (the evidence grade refuses when none of the cited passages carries them).
+# the runbooks that name it: when some of the first NAMED_TOP_K candidates carry at least half of
+# the question's names (``core.text.glossary.proper_names``), the candidates of documents with no
+# such passage among them are scaled by NAMED_MISS_WEIGHT (the evidence grade refuses when none
+# of the cited passages carries the names).
 NAMED_TOP_K = 16
 NAMED_MISS_WEIGHT = 0.5
 
@@ -198,21 +199,30 @@ def fuse(
     return weighted_fusion(rankings, weights)
 
 
+def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
+    """The documents among ``hits`` with a passage carrying at least half of ``names``: a
+    runbook that names the product is about it, in its other sections too."""
+    out = set()
+    for hit in hits:
+        if hit.chunk.doc_id in out:
+            continue
+        text = f"{hit.chunk.title}\n{hit.chunk.text}"
+        if 2 * (len(names) - len(missing_names(names, [text]))) >= len(names):
+            out.add(hit.chunk.doc_id)
+    return out
+
+
 def prefer_named(hits: list[Hit], names: list[str], top_k: int = NAMED_TOP_K) -> None:
-    """Re-rank the first ``top_k`` hits in place so that those carrying the question's names
-    come first (see NAMED_MISS_WEIGHT); nothing changes when none or all of them carry them."""
+    """Re-rank the first ``top_k`` hits in place so that the documents naming what the question
+    names come first (see NAMED_MISS_WEIGHT); nothing changes when none or all of them do."""
     if not names or not hits:
         return
     head = hits[:top_k]
-    carries = [
-        2 * (len(names) - len(missing_names(names, [f"{h.chunk.title}\n{h.chunk.text}"])))
-        >= len(names)
-        for h in head
-    ]
-    if all(carries) or not any(carries):
+    named = named_documents(head, names)
+    if not named or all(h.chunk.doc_id in named for h in head):
         return
-    for hit, ok in zip(head, carries, strict=True):
-        if not ok:
+    for hit in head:
+        if hit.chunk.doc_id not in named:
             hit.combined *= NAMED_MISS_WEIGHT
     head.sort(key=lambda h: (-h.combined, h.chunk.chunk_id))
     hits[:top_k] = head

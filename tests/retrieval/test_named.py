@@ -56,3 +56,14 @@ def test_the_passage_naming_the_product_comes_first(folder, monkeypatch):
 def test_questions_without_names_keep_the_fused_order(folder):
     settings, data = folder
     assert _top(settings, data, "感染端末をネットワークから隔離する手順") == "isolation.md"
+
+
+def test_the_extractive_answer_quotes_the_runbook_that_names_the_product(folder):
+    from core.runbook_chat import ChatConfig, ask
+
+    settings, data = folder
+    answer = ask(QUESTION, [], ChatConfig(session_id="t", data=data), settings)
+    assert not answer.flags.insufficient_evidence, answer.evidence
+    quoted = {c.file for c in answer.citations if c.cited}
+    assert quoted == {"tools.md"}, answer.answer
+    assert "ネットワーク封じ込め" in answer.answer
