@@ -343,7 +343,7 @@ def _answer(
         if outcome.hits and not grade.names_found:  # say what the passages do not name
             named = "".join(f"「{name}」" for name in grade.missing)
             lead, rest = reply.split("\n", 1)
-            reply = f"{lead}\n{guardrails.MISSING_NAMES_TEMPLATE.format(names=named)}\n{rest}"
+            reply = f"{lead}\n\n{guardrails.MISSING_NAMES_TEMPLATE.format(names=named)}\n{rest}"
         answer = _template(question, reply, insufficient_evidence=True)
         answer.citations = _citations(outcome.hits, "")
         for c in answer.citations:
