@@ -7,7 +7,9 @@
 3. Embed only the new chunks (each whole, or each of its passage windows when the corpus spec
    asks for windows) and write their vectors under content-addressed keys, which are
    invisible to searches until step 4 commits. Meanwhile a worker thread computes the BM25
-   tokens and entity mentions (janome), so the two costs overlap where cores allow.
+   tokens and entity mentions (janome), so the two costs overlap where cores allow. A chunk
+   re-cut only because the parameters changed (a tokenizer or chunker version, the heading
+   weight) keeps its vector when the text it embeds is the same as before.
 4. One SQLite transaction swaps documents, chunks, tokens and entity mentions, and bumps the
    generation: readers see the old corpus or the new one, never a half-built one.
 5. Garbage-collect vectors that are no longer live (also those left by an interrupted build),
@@ -70,6 +72,7 @@ class IndexReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, Japanese message)
     chunks_embedded: int = 0
     passages_embedded: int = 0  # texts embedded: chunks, or their passage windows
+    vectors_reused: int = 0  # vectors kept because their text did not change (_reusable_vectors)
     total_chunks: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -321,6 +324,39 @@ def _vector_units(chunk: Chunk, window: int) -> list[tuple[str, str]]:
     return [(window_key(key, n), text) for n, text in enumerate(texts)]
 
 
+def _reusable_vectors(
+    corpus: Corpus, chunked: list[tuple[Document, int, list[Chunk]]], window: int
+) -> set[str]:
+    """Vector keys whose stored vector was embedded from exactly the text the new chunk would
+    embed (same chunk id, document hash, collection and vector text): a re-chunk forced by other
+    parameters (a tokenizer or chunker version, the heading weight) embeds only what changed.
+    Nothing is reused from a refused vector file or another embedder's index."""
+    if corpus.vectors_refused() or corpus.store.get_meta("embedder_name") not in (
+        None,
+        corpus.embedder_info.name,
+    ):
+        return set()
+    indexed: set[str] | None = None
+    out: set[str] = set()
+    for doc, _, chunks in chunked:
+        old = {sc.chunk.chunk_id: sc.chunk for sc in corpus.store.document_chunks(doc.doc_id)}
+        for chunk in chunks:
+            prev = old.get(chunk.chunk_id)
+            if (
+                prev is None
+                or prev.doc_hash != chunk.doc_hash
+                or prev.collection != chunk.collection
+                or vector_texts(prev, window) != vector_texts(chunk, window)
+            ):
+                continue
+            if indexed is None:
+                indexed = corpus.vectors.keys()
+            keys = [key for key, _ in _vector_units(chunk, window)]
+            if all(key in indexed for key in keys):
+                out.update(keys)
+    return out
+
+
 def _params_changed(corpus: Corpus) -> bool:
     """Everything must be re-chunked and re-embedded: other parameters, or a refused vector file."""
     if corpus.store.get_meta("chunk_params") not in (None, _chunk_params(corpus)):
@@ -360,6 +396,8 @@ def _apply(
     embed_started = time.perf_counter()
     window = corpus.spec.vector_window
     units = [(c, key, text) for c in new_chunks for key, text in _vector_units(c, window)]
+    reused = _reusable_vectors(corpus, chunked, window)
+    units = [u for u in units if u[1] not in reused]
     # Tokens and entity mentions (janome, pure Python) are computed in a worker thread while
     # the embedder (C, outside the GIL) runs: the build costs max(embed, analyze), not the sum.
     stop = threading.Event()
@@ -374,8 +412,9 @@ def _apply(
             stop.set()  # (Ctrl-C included) the worker stops at its next chunk; the error goes on
             raise
     report.embed_seconds = time.perf_counter() - embed_started
-    report.chunks_embedded = len(new_chunks)
+    report.chunks_embedded = len({c.chunk_id for c, _, _ in units})
     report.passages_embedded = len(units)
+    report.vectors_reused = len(reused)
 
     # Swap the live view in one transaction.
     info = corpus.embedder_info

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,34 @@ def test_an_index_from_an_older_tokenizer_or_chunker_is_rebuilt(settings, runboo
     assert corpus.spec.heading_weight == 2 and params.endswith("/h2")
     hits = corpus.keyword.search(corpus.tokenizer.tokenize("isolate infected host"), 5)
     assert hits and hits[0][0].startswith("ransomware.md")
+    # the text each vector was embedded from did not change: no vector is embedded again
+    assert report.chunks_embedded == 0 and report.vectors_reused == report.total_chunks > 0
+    assert corpus.vectors.keys() == corpus.store.live_vector_keys()
+
+
+def test_a_rechunk_embeds_only_the_chunks_whose_text_changed(settings, runbook_dir, monkeypatch):
+    from core.ingest import indexer
+
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    corpus = corpus_for(settings, runbook_dir)
+    total = update_corpus(corpus, runbook_dir).total_chunks
+    # a chunker whose output differs for one chunk only
+    real = indexer.chunk_document
+
+    def changed_first(doc, size, overlap):
+        chunks = real(doc, size, overlap)
+        return [replace(chunks[0], body=chunks[0].body + " 追記"), *chunks[1:]]
+
+    monkeypatch.setattr(indexer, "chunk_document", changed_first)
+    monkeypatch.setattr(indexer, "CHUNKER_VERSION", indexer.CHUNKER_VERSION + 1)
+    report = update_corpus(corpus, runbook_dir)
+    assert report.updated == ["vpn.md"]
+    assert report.chunks_embedded == 1 and report.vectors_reused == report.total_chunks - 1
+    assert report.total_chunks == total > 1
+    # the changed chunk's vector is the new text's: searching it finds that chunk first
+    first = next(c.chunk for c in corpus.store.iter_chunks() if c.chunk.chunk_index == 0)
+    query = corpus.embedder.embed_query_vector(first.text)
+    assert corpus.vectors.query(query, 1)[0][0].startswith(first.chunk_id + "@")
 
 
 def test_chunks_carry_metadata_and_spans(settings, runbook_dir):
