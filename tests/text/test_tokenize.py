@@ -1,7 +1,9 @@
+import queue
 import threading
 
 import pytest
 
+from core.text import tokenize
 from core.text.tokenize import (
     CharBigramTokenizer,
     JanomeTokenizer,
@@ -146,12 +148,14 @@ def test_char_bigrams(bigram: CharBigramTokenizer) -> None:
 
 
 def test_janome_tokenizers_are_lent_not_shared_and_outlive_their_thread(
-    janome: JanomeTokenizer,
+    janome: JanomeTokenizer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The served app runs each rerun in a new thread: building a Tokenizer per thread showed
     up in bench.concurrency. Tokenizers are borrowed from a pool, never used by two at once."""
     text = "ランサムウェアの感染端末をネットワークから隔離する"
     expected = janome.tokenize(text)
+    # start from an empty pool (other tests leave idle tokenizers in it)
+    monkeypatch.setattr(tokenize, "_idle_janome", queue.SimpleQueue())
     lent: list[int] = []
     results: list[list[str]] = []
     barrier = threading.Barrier(3)
