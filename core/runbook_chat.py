@@ -368,7 +368,7 @@ def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -
         for n, h in enumerate(outcome.hits, start=1)
     ]
     # a question about a named product is answered from the runbooks that name it
-    named = named_documents(outcome.hits, proper_names(question))
+    named = named_documents(outcome.hits, proper_names(outcome.result.query.text))
     if named:
         evidence = [e for e in evidence if e.document in named]
     if said:
