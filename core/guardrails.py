@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from core.danger import DangerMatch, detect
 from core.schemas.answer import Answer
+from core.text.glossary import enough_names
 from core.text.tokenize import Tokenizer
 
 # --- templates (the design's wording) ---------------------------------------------------
@@ -187,13 +188,6 @@ def cosine_margin(cosines: list[float]) -> float:
     return max(0.0, cosines[0] - sum(rest) / len(rest))
 
 
-# The names a question is about (products, tools, organisations, identifiers that no glossary
-# translates: "CrowdStrike Falcon", "JPCERT/CC", "Microsoft 365") must be in the passages that
-# would answer it: when fewer than this share of them are, general advice that happens to be
-# close in meaning is not an answer about that product, whatever the grade says.
-NAMES_FOUND_MIN = 0.5
-
-
 @dataclass(frozen=True, slots=True)
 class EvidenceGrade:
     probability: float
@@ -207,10 +201,8 @@ class EvidenceGrade:
 
     @property
     def names_found(self) -> bool:
-        """Enough of the question's names are in the passages (NAMES_FOUND_MIN)."""
-        if not self.names:
-            return True
-        return (len(self.names) - len(self.missing)) >= NAMES_FOUND_MIN * len(self.names)
+        """Enough of the question's names are in the passages (``glossary.enough_names``)."""
+        return enough_names(self.names, self.missing)
 
     @property
     def sufficient(self) -> bool:

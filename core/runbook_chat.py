@@ -48,7 +48,6 @@ from core.settings import Settings
 from core.text.glossary import (
     cross_language_terms,
     missing_names,
-    proper_names,
     untranslated_names,
 )
 from core.text.script import dominant_script, quote_language_note, same_script
@@ -200,7 +199,7 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     if guardrails.small_corpus(cosines):
         bm25 = guardrails.BM25_PRIOR
     grade = guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
-    names = proper_names(query_text)
+    names = outcome.names
     if not names:
         return grade
     passages = [f"{h.chunk.title}\n{h.chunk.text}" for h in outcome.hits]
@@ -368,7 +367,7 @@ def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -
         for n, h in enumerate(outcome.hits, start=1)
     ]
     # a question about a named product is answered from the runbooks that name it
-    named = named_documents(outcome.hits, proper_names(outcome.result.query.text))
+    named = named_documents(outcome.hits, outcome.names)
     if named:
         evidence = [e for e in evidence if e.document in named]
     if said:

@@ -396,7 +396,9 @@ def _apply(
     embed_started = time.perf_counter()
     window = corpus.spec.vector_window
     units = [(c, key, text) for c in new_chunks for key, text in _vector_units(c, window)]
-    reused = _reusable_vectors(corpus, chunked, window)
+    # a changed document has a new hash, hence new vector keys: only a re-chunk forced by the
+    # parameters can find vectors to keep
+    reused = _reusable_vectors(corpus, chunked, window) if params_changed else set()
     units = [u for u in units if u[1] not in reused]
     # Tokens and entity mentions (janome, pure Python) are computed in a worker thread while
     # the embedder (C, outside the GIL) runs: the build costs max(embed, analyze), not the sum.

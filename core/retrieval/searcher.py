@@ -49,7 +49,12 @@ from core.schemas.search import (
 )
 from core.text.english import is_plain_word, stem, word_spans
 from core.text.entities import extract_query_entities
-from core.text.glossary import cross_language_terms, missing_names, proper_names
+from core.text.glossary import (
+    cross_language_terms,
+    enough_names,
+    missing_names,
+    proper_names,
+)
 from core.text.tokenize import query_terms
 
 log = logging.getLogger(__name__)
@@ -85,6 +90,8 @@ class SearchOutcome:
     generation: int | None = None  # the store generation every hit was read from
     # cosines of the vector candidates, best first: how far the best stands out of the corpus
     vector_cosines: list[float] = field(default_factory=list)
+    # the names a runbook question is about (``core.text.glossary.proper_names``)
+    names: list[str] = field(default_factory=list)
 
 
 def _parse_ts(value: str) -> datetime | None:
@@ -207,7 +214,7 @@ def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
         if hit.chunk.doc_id in out:
             continue
         text = f"{hit.chunk.title}\n{hit.chunk.text}"
-        if 2 * (len(names) - len(missing_names(names, [text]))) >= len(names):
+        if enough_names(names, missing_names(names, [text])):
             out.add(hit.chunk.doc_id)
     return out
 
@@ -284,11 +291,11 @@ class Searcher:
         if scope is not None:  # every strategy filtered already; the store has the last word
             hits = [h for h in hits if h.chunk.collection in scope.collections]
         candidates = self._filter(hits, query)
-        if self.corpus.spec.kind == "runbook":
-            prefer_named(candidates, proper_names(query.text))
+        names = proper_names(query.text) if self.corpus.spec.kind == "runbook" else []
+        prefer_named(candidates, names)
 
         terms = query_terms(query.text, self.corpus.tokenizer)
-        outcome = SearchOutcome(result=None, hits=[], terms=terms)  # type: ignore[arg-type]
+        outcome = SearchOutcome(result=None, hits=[], terms=terms, names=names)  # type: ignore[arg-type]
         outcome.query_vector, outcome.generation = ranked.vector, generation
         outcome.vector_cosines = [score for _, score in ranked.rankings.get("semantic", [])]
         apply_focus(candidates, query.text, focus_weight, focus_top_k)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -532,7 +533,7 @@ _COMMON_ABBREVIATIONS = frozenset(
 def proper_names(text: str) -> list[str]:
     """The names a question is about that no glossary entry translates or explains: products,
     vendors, organisations, identifiers ("CrowdStrike", "Falcon", "JPCERT/CC", "SEV-1"); the
-    evidence grade wants them in the passages (``core.guardrails.NAMES_FOUND_MIN``). Common
+    evidence grade wants them in the passages (``enough_names``). Common
     abbreviations of computing (PC, URL, USB) are not names."""
     words = _glossary_words()
     return [
@@ -574,3 +575,13 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
         if patterns and not any(p.search(text) for p in patterns):
             missing.append(name)
     return missing
+
+
+# The names a question is about must be in the passages that would answer it: when fewer than
+# this share of them are, general advice close in meaning is not an answer about that product.
+NAMES_FOUND_MIN = 0.5
+
+
+def enough_names(names: Sequence[str], missing: Sequence[str]) -> bool:
+    """At least NAMES_FOUND_MIN of ``names`` were found (``missing`` are the others)."""
+    return not names or len(names) - len(missing) >= NAMES_FOUND_MIN * len(names)
