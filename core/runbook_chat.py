@@ -363,7 +363,14 @@ def _answer(
 
 def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -> Answer:
     evidence = [
-        Evidence(str(n), h.chunk.body, h.chunk.heading or h.chunk.title, h.combined, h.chunk.doc_id)
+        Evidence(
+            str(n),
+            h.chunk.body,
+            h.chunk.heading or h.chunk.title,
+            h.combined,
+            h.chunk.doc_id,
+            navigation=h.chunk.navigation,
+        )
         for n, h in enumerate(outcome.hits, start=1)
     ]
     # a question about a named product is answered from the runbooks that name it

@@ -32,6 +32,7 @@ import numpy as np
 from core.generation.intent import (
     DEFINITION,
     PURPOSE,
+    REFERENCES,
     content_kinds,
     content_terms,
     document_key,
@@ -55,6 +56,9 @@ MAX_UNIT_CHARS = 300
 SECTION_BONUS = 0.2
 CONTENT_BONUS = 0.1
 PURPOSE_PENALTY = 0.15  # a 目的/適用範囲 section, when the question asks for something else
+# A list of other documents (a 関連手順 section, a navigation chunk) names what answers, it does
+# not answer: unless the question asks for related documents, its lines weigh this much less.
+REFERENCES_PENALTY = 0.3
 # 補足 from another document must answer the question too: this share of its terms, or this
 # embedding similarity with it.
 SUPPLEMENT_COVERAGE = 0.5
@@ -68,6 +72,7 @@ class Evidence:
     heading: str  # heading path or title, for the lead line
     score: float = 1.0  # retrieval score in [0, 1]
     document: str = ""  # the document it comes from; else the first element of the heading path
+    navigation: bool = False  # a list of links to other pages (``Chunk.navigation``)
 
 
 @dataclass(slots=True)
@@ -250,10 +255,13 @@ def _intent_adjust(units: list[Unit], evidence: Sequence[Evidence], intents: lis
     answers "who"; a 目的 or 適用範囲 section answers none of them, only "why" or "what". The
     first kind the question names weighs most (「連絡先と初動」: contacts, then steps).
     """
-    if not intents:
-        return
     kinds = [section_kind(ev.heading) for ev in evidence]
     for u in units:
+        ev = evidence[u.evidence]
+        if REFERENCES not in intents and (kinds[u.evidence] == REFERENCES or ev.navigation):
+            u.score -= REFERENCES_PENALTY
+        if not intents:
+            continue
         section = kinds[u.evidence]
         weight = 1.0 if section == intents[0] else 0.75
         if section in intents:

@@ -20,12 +20,13 @@ from collections.abc import Sequence
 
 from core.schemas.documents import HEADING_SEPARATOR
 
-STEPS, CRITERIA, CONTACTS, DEFINITION, PURPOSE = (
+STEPS, CRITERIA, CONTACTS, DEFINITION, PURPOSE, REFERENCES = (
     "steps",
     "criteria",
     "contacts",
     "definition",
     "purpose",
+    "references",
 )
 
 _I = re.IGNORECASE
@@ -33,6 +34,15 @@ _I = re.IGNORECASE
 # Question patterns, tried in this order: the specific nouns (連絡先, 基準, とは, 目的) before the
 # generic "how", so 「対応の判断基準は」 is criteria and 「連絡手順」 is steps.
 _QUESTION: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        REFERENCES,
+        re.compile(
+            r"関連(?:する)?(?:手順|文書|資料|ドキュメント)|参考(?:資料|文献|情報)|参照先|リンク先"
+            r"|\bsee also\b|\brelated (?:runbooks?|procedures?|documents?|docs|pages?)\b"
+            r"|\breferences?\b|further reading|additional reading",
+            _I,
+        ),
+    ),
     (
         CONTACTS,
         re.compile(
@@ -84,6 +94,13 @@ _SYMPTOM = re.compile(
 )
 
 _HEADING: dict[str, re.Pattern[str]] = {
+    # a list of other documents: 「関連手順」 names procedures, it holds none
+    REFERENCES: re.compile(
+        r"^(?:\d+(?:\.\d+)*\.?\s*)?(?:関連(?:する)?(?:手順|文書|資料|ドキュメント|リンク|情報|ページ)"
+        r"|参考|参照(?:先|資料|文書)|リンク集|see also|related\b|references?\s*$|further reading"
+        r"|additional reading|useful (?:resources|links)|external (?:resources|links))",
+        _I,
+    ),
     CONTACTS: re.compile(
         r"連絡|体制|窓口|担当|問い合わせ|エスカレーション先|報告先|通報"
         r"|contact|escalation (?:path|contacts?|matrix|list)|on-?call|roles?\b|who\b",
@@ -108,8 +125,9 @@ _HEADING: dict[str, re.Pattern[str]] = {
     ),
 }
 # Headings are read in this order: a heading naming contacts or criteria is that, even when it
-# also says 対応 (「対応の判断基準」, 「連絡体制と対応」).
-_HEADING_ORDER = (CONTACTS, CRITERIA, DEFINITION, PURPOSE, STEPS)
+# also says 対応 (「対応の判断基準」, 「連絡体制と対応」); a list of related procedures is
+# references, not steps (「関連手順」).
+_HEADING_ORDER = (REFERENCES, CONTACTS, CRITERIA, DEFINITION, PURPOSE, STEPS)
 
 _CONTACT_LINE = re.compile(
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|内線\s*\d|(?:TEL|Tel|tel|電話|携帯)\s*[:：]?\s*\+?\d"

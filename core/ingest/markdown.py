@@ -118,6 +118,21 @@ _LINK = re.compile(
 _REF_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\[([^\[\]]*)\]")
 # a list item's text that starts with a link (inline or reference), possibly emphasised
 _LEADING_LINK = re.compile(r"\[(?:[^\[\]]|\[[^\[\]]*\])+\](?:\(|\[)")
+# A reference to another document written out: a URL or a file name with a document extension.
+_DOC_REF = (
+    r"(?:https?://[^\s()（）<>、,;]+"
+    r"|[\w.~/-]*\w\.(?:md|markdown|pdf|docx?|html?|txt|xlsx?|pptx?))"
+)
+# A list item made only of such references, each alone or after a short title: "関連手順" and
+# "See also" lists written without link syntax ("アカウント侵害対応手順（account-compromise.md）、
+# malware-infection.md", "Vendor guide: https://…"). A step that merely mentions a file or a URL
+# in a sentence is not one.
+_REFERENCE_ITEM = re.compile(
+    rf"(?:[^()（）、,;；。:：]{{0,60}}?\s*(?:[（(]\s*{_DOC_REF}\s*[)）]|[:：]\s*{_DOC_REF})|{_DOC_REF})"
+    rf"(?:\s*[、,;；]\s*(?:[^()（）、,;；。:：]{{0,60}}?\s*(?:[（(]\s*{_DOC_REF}\s*[)）]"
+    rf"|[:：]\s*{_DOC_REF})|{_DOC_REF}))*[\s、,;；。.]*",
+    re.IGNORECASE,
+)
 _SHORTCUT = re.compile(r"\[([^\[\]^][^\[\]]*)\](?![\[(:])")
 _ATTR_LIST = re.compile(r"\{:[^{}\n]*\}|\{[ \t]*[.#][\w-][^{}\n]*\}|\{[ \t]*[\w-]+=[^{}\n]*\}")
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+|[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)>")
@@ -430,7 +445,10 @@ class _Transformer:
                 else:
                     shown = lists.item(len(pad), True, int(number))
                     out.append(f"{pad}{shown}{delimiter} {rest}".rstrip())
-                if raw and _LEADING_LINK.match(raw.lstrip("*_ ")):
+                if raw and (
+                    _LEADING_LINK.match(raw.lstrip("*_ "))
+                    or _REFERENCE_ITEM.fullmatch(rest.strip())
+                ):
                     self.link_lines.append(out[-1])
                 after_blank, paragraph = False, False
                 i += 1

@@ -61,11 +61,13 @@ __all__ = [
 # Changes whenever the same document and parameters give different chunks; an index records it
 # (``core.ingest.indexer``) and is rebuilt when it differs. 2: content units, word boundaries,
 # English sentence ends. 3: navigation chunks marked (``extra["navigation"]``). 4: a title that
-# is only the file name is not indexed (``extra["title_from_name"]``).
-CHUNKER_VERSION = 4
+# is only the file name is not indexed (``extra["title_from_name"]``). 5: Markdown list items made
+# of references to other documents (a file name, a URL) count as navigation like link-led ones.
+CHUNKER_VERSION = 5
 
 # A chunk is a navigation list when at least this share of its lines (one at least) are list
-# items led by a link (``Document.link_lines``): a MkDocs index, a wiki hub, "see also".
+# items led by a link or made of references to other documents (``Document.link_lines``): a
+# MkDocs index, a wiki hub, "see also", a runbook's 関連手順.
 NAVIGATION_SHARE = 0.6
 
 

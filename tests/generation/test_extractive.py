@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.generation.extractive import Evidence, extractive_answer, split_units
@@ -293,3 +295,42 @@ def test_sections_of_one_document_are_known_by_the_document_not_the_heading():
     other = Evidence("3", "1. 受信者へ注意喚起を送る。\n", "追加の対応手順", 0.8, document="vpn.md")
     assert "[2]" in extractive_answer(question, [steps, more], terms).text
     assert "[3]" not in extractive_answer(question, [steps, other], terms).text
+
+
+def test_a_list_of_related_procedures_is_not_the_answer():
+    """「関連手順」 names procedures and holds none: the section that answers leads, unless the
+    question asks for the related documents."""
+    evidence = [
+        Evidence(
+            "1",
+            "- アカウント侵害・パスワードリセット対応手順（account.md）\n"
+            "- マルウェア感染対応手順（malware.md）",
+            "フィッシングメール報告対応手順 > 関連手順",
+            0.8,
+            "phishing.md",
+        ),
+        Evidence(
+            "2",
+            "報告者の行動 | 判定 | 次の対応\n認証情報を入力した | 高 | アカウント侵害対応へ即時移行",
+            "フィッシングメール報告対応手順 > 判断基準",
+            0.9,
+            "phishing.md",
+        ),
+    ]
+    terms = ["フィッシング", "認証", "情報", "入力", "アカウント", "対応"]
+    question = "フィッシングで認証情報を入力した利用者のアカウントをどう対応すればよいか"
+    assert section_kind("フィッシングメール報告対応手順 > 関連手順") == "references"
+    assert section_kind("Runbook > See also") == "references"
+    assert section_kind("ログの参照方法") != "references"
+    answer = extractive_answer(question, evidence, terms)
+    assert answer.text.startswith("「フィッシングメール報告対応手順 > 判断基準」より [2]")
+    asked = extractive_answer(
+        "フィッシング対応の関連手順は？", evidence, ["フィッシング", "関連", "手順"]
+    )
+    assert asked.text.startswith("「フィッシングメール報告対応手順 > 関連手順」より [1]")
+    # a navigation chunk (a list of links) is read the same way whatever its heading
+    navigation = [
+        replace(evidence[0], heading="フィッシングメール報告対応手順 > その他", navigation=True)
+    ]
+    answer = extractive_answer(question, navigation + evidence[1:], terms)
+    assert answer.text.startswith("「フィッシングメール報告対応手順 > 判断基準」より [2]")

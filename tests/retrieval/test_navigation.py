@@ -111,3 +111,36 @@ def test_the_page_that_answers_outranks_the_index_that_names_it(hub, monkeypatch
     # the fixture exercises the rule: without it the index's list of titles wins
     monkeypatch.setattr(searcher, "NAVIGATION_WEIGHT", 1.0)
     assert _top(settings, folder, question) == "index.md"
+
+
+RELATED_MD = """# フィッシングメール報告対応手順
+
+## 判断基準
+
+認証情報を入力した場合は、アカウント侵害対応へ即時移行する。
+
+## 関連手順
+
+- アカウント侵害・パスワードリセット対応手順（account-compromise.md）
+- マルウェア感染対応手順（malware-infection.md）、証拠保全手順（evidence.md）
+- ransomware-isolation.md、edr-isolation-release.md
+- Vendor guide: https://vendor.example/guide
+"""
+
+STEPS_WITH_REFERENCES = """# 手順
+
+1. 設定ファイル（config.md）を編集し、サービスを再起動する。
+2. ログを収集し https://upload.example/case にアップロードする。
+3. collect.ps1 を実行して結果を results.txt に保存する。
+"""
+
+
+def test_items_made_of_references_to_other_documents_are_link_lines():
+    """A 関連手順 / "see also" list written without link syntax (a title and a file name, bare
+    file names, a label and a URL) is navigation; a step that mentions a file or a URL inside
+    an instruction is not."""
+    read = read_markdown(RELATED_MD, "phishing.md")
+    assert len(read.link_lines) == 4
+    chunks = chunk_document(_doc(read.text, read.link_lines), 500, 50)
+    assert [c.heading_path[-1] for c in chunks if c.navigation] == ["関連手順"]
+    assert read_markdown(STEPS_WITH_REFERENCES, "steps.md").link_lines == frozenset()
