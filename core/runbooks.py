@@ -14,7 +14,13 @@ from core.access import LOCAL, Principal
 from core.collections import allowed_collections
 from core.errors import IndexStateError, InputError
 from core.ingest.folder import check_path_text
-from core.ingest.indexer import IndexReport, Progress, resolve_allowed_folder, update_corpus
+from core.ingest.indexer import (
+    IndexReport,
+    Progress,
+    index_outdated,
+    resolve_allowed_folder,
+    update_corpus,
+)
 from core.retrieval.corpus import Corpus, CorpusSpec, open_corpus, runbook_spec
 from core.retrieval.searcher import Searcher, SearchOutcome, make_query
 from core.settings import Settings
@@ -110,9 +116,12 @@ def runbook_stats(
     settings: Settings, data: str | Path | None, principal: Principal = LOCAL
 ) -> dict[str, object]:
     """The index status of the folder ``data`` as ``principal`` may see it: documents and chunks
-    of their collections only (a restricted user is not told how much is hidden)."""
+    of their collections only (a restricted user is not told how much is hidden), and whether
+    the index was built with other chunking parameters (``outdated``: the next question
+    updates it)."""
     corpus = runbook_corpus(settings, data)
     stats = corpus.stats()
+    stats["outdated"] = index_outdated(corpus)
     allowed = visible_collections(settings, data, principal)
     if allowed is not None:
         ids = corpus.scope(allowed).chunk_ids
@@ -143,11 +152,12 @@ def search_runbooks(
         weights=weights or {"keyword": 0.4, "semantic": 0.6, "graph": 0.0},
     )
     corpus = runbook_corpus(settings, data)
-    if not corpus.store.manifest():
-        # Operators asking their first questions together: one builds, the others wait for it.
+    if not corpus.store.manifest() or index_outdated(corpus):
+        # Operators asking their first questions together (or the first ones after an upgrade
+        # that reads documents differently): one builds, the others wait for it.
         folder = runbook_folder(settings, data, check_allowed=False)
         with build_lock(corpus, wait=True):
-            if not corpus.store.manifest():
+            if not corpus.store.manifest() or index_outdated(corpus):
                 update_corpus(corpus, folder)
     collections = visible_collections(settings, data, principal)
     return Searcher(corpus).run(query, fusion=fusion, collections=collections)

@@ -74,6 +74,11 @@ if folder is not None:
                     f"インデックス: 文書 {stats['documents']} 件・チャンク {stats['chunks']} 件\n\n"
                     f"最終構築: {shown_time(stats['built_at'])}"
                 )
+                if stats.get("outdated"):
+                    st.caption(
+                        "インデックスは以前の読み取り方式で作られています。"
+                        "次の質問のときに更新します（変わらない部分の埋め込みは再利用します）。"
+                    )
             else:
                 st.info("インデックスは未構築です。最初の質問のときに構築します。")
     except WorkbenchError as exc:

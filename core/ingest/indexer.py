@@ -40,10 +40,12 @@ from core.ingest.folder import (
     walk_folder,
 )
 from core.ingest.loaders import (
-    content_hash,
+    MARKDOWN_SUFFIXES,
+    document_hash,
     load_file,
     read_source_bytes,
 )
+from core.ingest.mkdocs import nav_titles
 from core.private import tighten
 from core.retrieval.corpus import Corpus
 from core.retrieval.graph import SQLiteGraphStore
@@ -135,6 +137,7 @@ def update_corpus(
     files = require_files(folder, scan)
     manifest = corpus.store.manifest()
     params_changed = _params_changed(corpus)
+    titles = nav_titles(folder)  # a MkDocs site's page titles, when the folder is one
 
     loaded: list[tuple[Document, int]] = []
     seen: set[str] = set()
@@ -147,10 +150,11 @@ def update_corpus(
             if link_escapes(path, root):  # swapped for a link since the scan
                 raise SourceFileError(str(path), link_message(doc_id))
             data = read_source_bytes(path, settings.max_file_bytes)
-            if manifest.get(doc_id) == content_hash(data) and not params_changed:
+            site_title = titles.get(doc_id) if path.suffix.lower() in MARKDOWN_SUFFIXES else None
+            if manifest.get(doc_id) == document_hash(data, site_title) and not params_changed:
                 report.unchanged.append(doc_id)
                 continue
-            loaded.append(load_file(path, folder, settings.max_file_bytes))
+            loaded.append(load_file(path, folder, settings.max_file_bytes, site_title))
         except SourceFileError as exc:
             # A file that cannot be read keeps its previous version, if any, in the index.
             report.skipped.append((doc_id, exc.user_message))
@@ -355,6 +359,14 @@ def _reusable_vectors(
             if all(key in indexed for key in keys):
                 out.update(keys)
     return out
+
+
+def index_outdated(corpus: Corpus) -> bool:
+    """The index was built with other chunking parameters (another chunker or tokenizer version
+    after an upgrade of the workbench, another chunk size): its next update re-chunks every
+    document, keeping the vectors whose text did not change."""
+    stored = corpus.store.get_meta("chunk_params")
+    return stored is not None and stored != _chunk_params(corpus)
 
 
 def _params_changed(corpus: Corpus) -> bool:

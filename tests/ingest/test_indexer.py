@@ -342,3 +342,28 @@ def test_sample_runbooks_rebuild_without_change_is_fast(sample_settings):
     print(f"no-change rebuild of the sample runbooks: {elapsed:.2f} s")
     corpus = runbook_corpus(sample_settings)
     assert corpus.stats()["chunks"] == report.total_chunks
+
+
+def test_an_index_from_an_older_reader_is_updated_by_the_next_question(
+    settings, runbook_dir, monkeypatch
+):
+    """After an upgrade that reads documents differently (another chunker version), the first
+    question re-chunks the folder before it searches, keeping the unchanged vectors; the status
+    says so until then."""
+    from core.ingest import indexer
+    from core.runbooks import runbook_stats, search_runbooks
+
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    index_runbooks(settings, runbook_dir, check_allowed=False)
+    corpus = runbook_corpus(settings, runbook_dir)
+    built = corpus.store.get_meta("chunk_params")
+    assert runbook_stats(settings, runbook_dir)["outdated"] is False
+    monkeypatch.setattr(indexer, "CHUNKER_VERSION", indexer.CHUNKER_VERSION + 1)
+    assert runbook_stats(settings, runbook_dir)["outdated"] is True
+    embedded = corpus.embedder.texts_embedded
+    outcome = search_runbooks(settings, "VPN に接続できない", data=runbook_dir)
+    assert outcome.hits
+    assert corpus.store.get_meta("chunk_params") not in (None, built)
+    assert runbook_stats(settings, runbook_dir)["outdated"] is False
+    # the chunks' text did not change: no passage was embedded again
+    assert corpus.embedder.texts_embedded == embedded
