@@ -12,7 +12,8 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.ingest.folder import check_path_text
-from core.ingest.loaders import load_file
+from core.ingest.loaders import MARKDOWN_SUFFIXES, load_file
+from core.ingest.mkdocs import site_title_for
 from core.schemas.documents import HEADING_SEPARATOR
 from core.settings import Settings
 from core.text.chunking import chunk_document, split_sections
@@ -69,7 +70,8 @@ def inspect_file(path: str | Path, settings: Settings) -> Inspection:
     if not file.is_file():
         raise InputError(f"「{path}」はファイルではありません。")
     file = file.resolve()
-    doc, _ = load_file(file, file.parent, settings.max_file_bytes)
+    site_title = site_title_for(file) if file.suffix.lower() in MARKDOWN_SUFFIXES else None
+    doc, _ = load_file(file, file.parent, settings.max_file_bytes, site_title)
     size, overlap = settings.runbook_chunk_size, settings.runbook_chunk_overlap
     headings = [
         InspectedHeading(

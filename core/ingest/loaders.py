@@ -32,6 +32,14 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def document_hash(data: bytes, site_title: str | None = None) -> str:
+    """What a document is read from: its bytes, and the title its site gives it (a MkDocs nav
+    title, ``core.ingest.mkdocs``), so that a renamed page is read again."""
+    if not site_title:
+        return content_hash(data)
+    return content_hash(data + b"\0nav-title:" + site_title.encode("utf-8"))
+
+
 def read_source_bytes(path: Path, max_bytes: int) -> bytes:
     """The file's bytes, refusing oversized and empty files with a message naming the file."""
     name = path.name
@@ -78,8 +86,12 @@ def extract_pdf_text(data: bytes, name: str, path: str) -> PdfText:
     return read_pdf(data, name, path)
 
 
-def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
-    """Load one supported file under ``root``; returns the document and its byte size."""
+def load_file(
+    path: Path, root: Path, max_bytes: int, site_title: str | None = None
+) -> tuple[Document, int]:
+    """Load one supported file under ``root``; returns the document and its byte size.
+    ``site_title``: the title the site gives a Markdown page (``core.ingest.mkdocs``), used when
+    the page has neither a front-matter title nor a first-level heading."""
     name = path.relative_to(root).as_posix()
     data = read_source_bytes(path, max_bytes)
     suffix = path.suffix.lower()
@@ -87,7 +99,8 @@ def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
     link_lines: frozenset[str] = frozenset()
     if suffix in MARKDOWN_SUFFIXES:
         markdown = read_markdown(decode_markdown(data, name, str(path)), name)
-        text, title, kind = markdown.text, markdown.title or path.stem, "markdown"
+        title = markdown.title or site_title or path.stem
+        text, kind = markdown.text, "markdown"
         link_lines = markdown.link_lines
     elif suffix in DOCX_SUFFIXES:
         word = read_docx(data, name, str(path), max_bytes)
@@ -114,7 +127,7 @@ def load_file(path: Path, root: Path, max_bytes: int) -> tuple[Document, int]:
         title=title,
         text=text,
         updated_at=_mtime_iso(path),
-        content_hash=content_hash(data),
+        content_hash=document_hash(data, site_title if kind == "markdown" else None),
         kind=kind,
         headings=headings,
         link_lines=link_lines,
