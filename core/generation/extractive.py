@@ -59,6 +59,11 @@ PURPOSE_PENALTY = 0.15  # a 目的/適用範囲 section, when the question asks 
 # A list of other documents (a 関連手順 section, a navigation chunk) names what answers, it does
 # not answer: unless the question asks for related documents, its lines weigh this much less.
 REFERENCES_PENALTY = 0.3
+# A line that asks instead of telling (a tabletop exercise's questions, a FAQ's question, a
+# checklist of things to ask) shares the question's words and answers nothing.
+QUESTION_PENALTY = 0.2
+# ends with a question mark, maybe followed by a reference: "…contain the incident? (Section 3.3.1)"
+_ASKS = re.compile(r"[?？]\s*(?:[(（][^()（）]{0,40}[)）])?\s*$")
 # 補足 from another document must answer the question too: this share of its terms, or this
 # embedding similarity with it.
 SUPPLEMENT_COVERAGE = 0.5
@@ -253,13 +258,17 @@ def _intent_adjust(units: list[Unit], evidence: Sequence[Evidence], intents: lis
 
     A numbered step in a 手順 section answers "how", a line with a phone number in 連絡先
     answers "who"; a 目的 or 適用範囲 section answers none of them, only "why" or "what". The
-    first kind the question names weighs most (「連絡先と初動」: contacts, then steps).
+    first kind the question names weighs most (「連絡先と初動」: contacts, then steps). Whatever
+    the question, a list of other documents (unless it asks for them) and a line that asks a
+    question instead of answering one weigh less.
     """
     kinds = [section_kind(ev.heading) for ev in evidence]
     for u in units:
         ev = evidence[u.evidence]
         if REFERENCES not in intents and (kinds[u.evidence] == REFERENCES or ev.navigation):
             u.score -= REFERENCES_PENALTY
+        if _ASKS.search(u.text):
+            u.score -= QUESTION_PENALTY
         if not intents:
             continue
         section = kinds[u.evidence]

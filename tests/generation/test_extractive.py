@@ -334,3 +334,31 @@ def test_a_list_of_related_procedures_is_not_the_answer():
     ]
     answer = extractive_answer(question, navigation + evidence[1:], terms)
     assert answer.text.startswith("「フィッシングメール報告対応手順 > 判断基準」より [2]")
+
+
+def test_lines_that_ask_questions_do_not_answer_them():
+    """A tabletop exercise's questions share the question's words; the section that tells
+    leads the answer."""
+    evidence = [
+        Evidence(
+            "1",
+            "1. What strategy should the organization take to contain the incident? (Section 3.3.1)\n"
+            "2. What could happen if the incident were not contained? (Section 3.3.1)",
+            "Guide > Appendix A > Containment:",
+            0.9,
+            "guide.pdf",
+        ),
+        Evidence(
+            "2",
+            "Containment strategies vary with the type of incident. Criteria for choosing the "
+            "strategy include potential damage to resources and the need to preserve evidence.",
+            "Guide > 3.3.1 Choosing a Containment Strategy",
+            0.8,
+            "guide.pdf",
+        ),
+    ]
+    terms = ["strategy", "contain", "incident", "organization"]
+    answer = extractive_answer(
+        "What strategy should we use to contain an incident?", evidence, terms
+    )
+    assert answer.text.startswith("「Guide > 3.3.1 Choosing a Containment Strategy」より [2]")
