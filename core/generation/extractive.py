@@ -62,6 +62,11 @@ REFERENCES_PENALTY = 0.3
 # A line that asks instead of telling (a tabletop exercise's questions, a FAQ's question, a
 # checklist of things to ask) shares the question's words and answers nothing.
 QUESTION_PENALTY = 0.2
+# The answer leads with a passage whose retrieval score is at least this share of the best
+# passage's: the kind of section the question asks for reorders close candidates, it does not
+# overrule a search that is sure (a "Crisis Handling Steps" list at 0.44 does not lead over the
+# "Crisis Declaration" section at 1.0 because the question says "how do we").
+LEAD_SCORE_SHARE = 0.6
 # ends with a question mark, maybe followed by a reference: "…contain the incident? (Section 3.3.1)"
 _ASKS = re.compile(r"[?？]\s*(?:[(（][^()（）]{0,40}[)）])?\s*$")
 # 補足 from another document must answer the question too: this share of its terms, or this
@@ -332,7 +337,9 @@ def extractive_answer(
         query_vector = embedder.embed_query_vector(question)
     _score_units(units, evidence, terms, query_vector, embedder)
     _intent_adjust(units, evidence, intents)
-    best = max(units, key=lambda u: (u.score, -u.evidence, -u.position))
+    top_score = max(e.score for e in evidence)
+    leaders = [u for u in units if evidence[u.evidence].score >= LEAD_SCORE_SHARE * top_score]
+    best = max(leaders or units, key=lambda u: (u.score, -u.evidence, -u.position))
 
     chosen: list[Unit]
     members = [u for u in units if u.evidence == best.evidence and u.list_id == best.list_id]

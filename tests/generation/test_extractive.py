@@ -362,3 +362,28 @@ def test_lines_that_ask_questions_do_not_answer_them():
         "What strategy should we use to contain an incident?", evidence, terms
     )
     assert answer.text.startswith("「Guide > 3.3.1 Choosing a Containment Strategy」より [2]")
+
+
+def test_the_kind_of_section_asked_for_does_not_overrule_a_sure_search():
+    """「how」 favours a steps section among close candidates; a steps section the search ranked
+    far below the best passage does not lead the answer."""
+    declaration = Evidence(
+        "1",
+        "The team leader says so in the leadership channel and pages the executive team.",
+        "Crisis operations > Crisis Declaration",
+        1.0,
+        "crisis.md",
+    )
+    steps = Evidence(
+        "2",
+        "1. Confirm that operations have been restored to normal.\n2. Create a final report.",
+        "Guide > Crisis Handling Steps",
+        0.44,
+        "guide.pdf",
+    )
+    terms = ["crisis"]
+    answer = extractive_answer("How do we handle a crisis?", [declaration, steps], terms)
+    assert answer.text.startswith("「Crisis operations > Crisis Declaration」より [1]")
+    close = replace(steps, score=0.9)  # close to the best: the steps section may lead
+    answer = extractive_answer("How do we handle a crisis?", [declaration, close], terms)
+    assert answer.text.startswith("「Guide > Crisis Handling Steps」より [2]")
