@@ -39,6 +39,7 @@ from core.generation.intent import (
     question_intents,
     section_kind,
 )
+from core.schemas.documents import CELL_SEPARATOR
 from core.text.english import is_plain_word, same_stem_in
 
 STEP_RE = re.compile(
@@ -127,11 +128,30 @@ def _table_cells(line: str) -> str:
     return " | ".join(c for c in cells if c)
 
 
+def _read_table_rows(lines: list[str]) -> set[int]:
+    """Indices of the lines that are rows of a table as the document readers write one (cells
+    joined by " | ", no leading pipe): two or more such lines in a row with the same number of
+    cells. A lone line with a pipe (``Get-ADUser x | Select-Object y``) is not a table."""
+    counts = [
+        len(line.split(CELL_SEPARATOR))
+        if CELL_SEPARATOR in line and not line.strip().startswith("|")
+        else 0
+        for line in lines
+    ]
+    return {
+        i
+        for i, n in enumerate(counts)
+        if n >= 2
+        and ((i > 0 and counts[i - 1] == n) or (i + 1 < len(counts) and counts[i + 1] == n))
+    }
+
+
 def split_units(text: str, evidence: int = 0) -> list[Unit]:
     """Numbered steps, bullet items and table rows (one per line) and sentences, in order.
 
     Consecutive steps share a ``list_id``, and so do consecutive bullet items and the rows of
-    a table (its header row is the table's ``lead``); a sentence just before a bullet list that
+    a table, in Markdown pipes or as the readers write it (its header row, or its first row, is
+    the table's ``lead``); a sentence just before a bullet list that
     introduces it (「次のいずれか…」, 「以下の…」, a trailing colon) becomes the list's
     ``lead`` and shares its id. Lines indented under an item (sub-items, continuation lines,
     commands) are kept as the item's ``children`` with their relative indentation, so a nested
@@ -156,7 +176,9 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
             rel = max(_indent(line) - item_indent, 1)
             item.children.append((rel, stripped[:MAX_UNIT_CHARS]))
 
-    for line in text.splitlines():
+    lines = text.splitlines()
+    read_rows = _read_table_rows(lines)
+    for i, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             continue
@@ -188,6 +210,15 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
                 new_list()
                 in_table = True
             units.append(Unit(evidence, len(units), row[:MAX_UNIT_CHARS], "row", list_id))
+            continue
+        if i in read_rows:  # a table as the readers write it: cells joined by " | "
+            in_bullets = False
+            kind = "row"
+            if not in_table:
+                new_list()
+                in_table = True
+                kind = "lead"  # a table's first row is its header
+            units.append(Unit(evidence, len(units), stripped[:MAX_UNIT_CHARS], kind, list_id))
             continue
         in_table = False
         if BULLET_RE.match(stripped):

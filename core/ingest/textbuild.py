@@ -13,10 +13,10 @@ its title alone on a line, after a blank line.
 
 from __future__ import annotations
 
-from core.schemas.documents import Heading
+from core.schemas.documents import CELL_SEPARATOR, Heading
 from core.text.normalize import safe_nfkc
 
-CELL_SEPARATOR = " | "
+__all__ = ["CELL_SEPARATOR", "TextBuilder"]
 
 
 def _fold(text: str) -> str:

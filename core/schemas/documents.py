@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 HEADING_SEPARATOR = " > "
+# How the document readers join the cells of a table row in ``Document.text``.
+CELL_SEPARATOR = " | "
 
 
 @dataclass(frozen=True, slots=True)

@@ -387,3 +387,25 @@ def test_the_kind_of_section_asked_for_does_not_overrule_a_sure_search():
     close = replace(steps, score=0.9)  # close to the best: the steps section may lead
     answer = extractive_answer("How do we handle a crisis?", [declaration, close], terms)
     assert answer.text.startswith("「Guide > Crisis Handling Steps」より [2]")
+
+
+def test_a_table_as_the_readers_write_it_is_given_with_its_header():
+    """Document readers join a row's cells with " | "; a row that answers comes with the table
+    it belongs to (its header row first), and a lone command with a pipe is not a table."""
+    text = (
+        "報告者の行動 | 判定 | 次の対応\n"
+        "開封のみ、クリックなし | 低 | メールの除去のみ\n"
+        "認証情報を入力した | 高 | アカウント侵害対応へ即時移行\n"
+        "添付ファイルを実行した | 高 | EDR による端末隔離を検討"
+    )
+    units = split_units(text)
+    assert [u.kind for u in units] == ["lead", "row", "row", "row"]
+    assert len({u.list_id for u in units}) == 1
+    evidence = [Evidence("1", text, "フィッシング対応 > 判断基準", 0.9, "phishing.md")]
+    answer = extractive_answer(
+        "認証情報を入力した場合の判定は？", evidence, ["認証", "情報", "入力", "判定"]
+    )
+    lines = answer.text.splitlines()
+    assert lines[1] == "- 報告者の行動 | 判定 | 次の対応 [1]"
+    assert "- 認証情報を入力した | 高 | アカウント侵害対応へ即時移行 [1]" in lines
+    assert [u.kind for u in split_units("Get-ADUser alice | Select-Object Enabled")] == ["sentence"]
