@@ -39,6 +39,8 @@ class PdfLine:
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b|w[6-9]\b", re.IGNORECASE)
 _SYMBOL_FONT = re.compile(r"symbol|dingbat|wingding|webding", re.IGNORECASE)
+# C0 controls but the line break and the tab, and DEL: never text
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class FontWidths:
@@ -106,6 +108,10 @@ def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
     runs: list[_Run | None] = []
 
     def visit(text: str, cm: Any, tm: Any, font_dict: Any, font_size: float) -> None:
+        # NULs and other control characters carry nothing (some fonts' two-byte codes come out
+        # as "\x00■\x00 \x00ア…"); left in, they hide bullets and contents entries from the
+        # line patterns
+        text = _CONTROL.sub("", text) if text else text
         if not text:
             return
         scale_x = abs(tm[0] * cm[0]) or 1.0

@@ -514,6 +514,50 @@ def test_table_rows_stay_one_per_line(tmp_path: Path):
     assert any(ln.startswith("Sev2") and ln.endswith("Single server compromised") for ln in lines)
 
 
+def _raw_pdf(lines: list[bytes]) -> bytes:
+    """A one-page PDF written by hand (Helvetica, one ``Tj`` per line), for text fpdf2 would not
+    write: here, a NUL before every character, as some fonts' two-byte codes come out of pypdf."""
+    content = b"BT /F1 11 Tf 14 TL 72 740 Td " + b" ".join(b"(" + ln + b") Tj T*" for ln in lines)
+    content += b" ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ]
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return out
+
+
+def test_control_characters_in_the_text_do_not_hide_contents_or_bullets(tmp_path: Path):
+    """pypdf gives some fonts' text as "\\x00C\\x00o\\x00n…": the NULs are dropped before the
+    contents entries and bullets are looked for."""
+
+    def spaced(text: str) -> bytes:
+        return b"".join(b"\\000" + bytes([c]) for c in text.encode("cp1252"))
+
+    lines = ["Contents", "Introduction ........ 3", "Containment ........ 4"]
+    lines += ["Recovery ........ 5", "Introduction", "\u2022 Isolate the host.", "\u2022 Wipe nothing."]
+    path = tmp_path / "nul.pdf"
+    path.write_bytes(_raw_pdf([spaced(line) for line in lines]))
+    doc, _ = load_file(path, tmp_path, 10_000_000)
+    assert "\x00" not in doc.text
+    assert "........" not in doc.text and "Recovery" not in doc.text
+    assert doc.text.splitlines()[-2:] == ["- Isolate the host.", "- Wipe nothing."]
+
+
 # --- bad input and the shipped Japanese samples -----------------------------------------------
 
 
