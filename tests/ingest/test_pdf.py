@@ -549,7 +549,12 @@ def test_control_characters_in_the_text_do_not_hide_contents_or_bullets(tmp_path
         return b"".join(b"\\000" + bytes([c]) for c in text.encode("cp1252"))
 
     lines = ["Contents", "Introduction ........ 3", "Containment ........ 4"]
-    lines += ["Recovery ........ 5", "Introduction", "\u2022 Isolate the host.", "\u2022 Wipe nothing."]
+    lines += [
+        "Recovery ........ 5",
+        "Introduction",
+        "\u2022 Isolate the host.",
+        "\u2022 Wipe nothing.",
+    ]
     path = tmp_path / "nul.pdf"
     path.write_bytes(_raw_pdf([spaced(line) for line in lines]))
     doc, _ = load_file(path, tmp_path, 10_000_000)
