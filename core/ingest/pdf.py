@@ -492,9 +492,17 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
         if first_page:
             top_line, top_style = max(first_page, key=lambda c: (c[1][0], c[0].y))
             largest = max(s[0] for s in counts)
-            if counts[top_style] == 1 and top_style[0] == largest:
-                top_line.title = True
-                candidates = [c for c in candidates if c[0] is not top_line]
+            # the largest style, used on the first page only and at most three lines in a row
+            # there: the document's title, set over one line or wrapped over a few
+            title_lines = [line for line, s in first_page if s == top_style]
+            if (
+                top_style[0] == largest
+                and counts[top_style] == len(title_lines) <= _MAX_TITLE_LINES
+                and _consecutive(pages[top_line.page], title_lines)
+            ):
+                for line in title_lines:
+                    line.title = True
+                candidates = [c for c in candidates if not c[0].title]
         for line, level in zip((c[0] for c in candidates), _style_levels(candidates), strict=True):
             line.heading = level
         if candidates:
@@ -503,6 +511,16 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
     for line in body:  # one font: numbering is all there is
         if not line.title:
             line.heading = pdf_heading_level(line.text)
+
+
+_MAX_TITLE_LINES = 3
+
+
+def _consecutive(lines: list[PdfLine], chosen: list[PdfLine]) -> bool:
+    """Whether ``chosen`` follow one another in ``lines`` with nothing kept between them."""
+    kept = [ln for ln in lines if not ln.flags & _DROPPED and ln.text.strip()]
+    where = [i for i, ln in enumerate(kept) if any(ln is c for c in chosen)]
+    return bool(where) and where == list(range(where[0], where[0] + len(where)))
 
 
 def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
@@ -720,6 +738,7 @@ def structure(
     else:
         _font_headings(pages)
     text, headings = _assemble(pages)
-    title_line = next((ln.text for lines in pages for ln in lines if ln.title), "")
+    # a title set over several lines (a title and its subtitle) is one title
+    title_line = " ".join(ln.text.strip() for lines in pages for ln in lines if ln.title)
     title = meta_title or normalize_text(title_line) or None
     return PdfText(text=text, headings=headings, title=title)

@@ -198,6 +198,26 @@ def test_two_heading_sizes_without_outline(tmp_path: Path):
     assert section_of(doc, "Restore from backups") == ("Recovery",)
 
 
+def test_a_title_over_two_lines_is_one_title_not_two_headings(tmp_path: Path):
+    """A cover with a title and its subtitle in the largest font: the document's title; the
+    sections under it are top-level headings, not children of the subtitle."""
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", style="B", size=20)
+    pdf.multi_cell(0, 14, "EDR Operations Guide\nIncident Response Edition", new_x="LMARGIN")
+    pdf.ln(4)
+    write(pdf, "Version 2.1, April 2026")
+    pdf.add_page()
+    write(pdf, "Isolating a host", 14, "B")
+    write(pdf, "Select the host in the console and click Isolate. " + LOREM)
+    write(pdf, "Releasing a host", 14, "B")
+    write(pdf, "Release only after the lead approves. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert doc.title == "EDR Operations Guide Incident Response Edition"
+    assert tree(doc) == [(1, "Isolating a host"), (1, "Releasing a host")]
+    assert section_of(doc, "Release only after") == ("Releasing a host",)
+
+
 def test_bold_body_size_headings_rank_below_larger_ones(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
