@@ -7,12 +7,13 @@ One function per arrow of DESIGN.md's data flow: ``index_runbooks`` (folder -> i
 from __future__ import annotations
 
 import fcntl
+import logging
 from contextlib import contextmanager
 from pathlib import Path
 
 from core.access import LOCAL, Principal
 from core.collections import allowed_collections
-from core.errors import IndexStateError, InputError
+from core.errors import IndexStateError, InputError, WorkbenchError
 from core.ingest.folder import check_path_text
 from core.ingest.indexer import (
     IndexReport,
@@ -24,6 +25,8 @@ from core.ingest.indexer import (
 from core.retrieval.corpus import Corpus, CorpusSpec, open_corpus, runbook_spec
 from core.retrieval.searcher import Searcher, SearchOutcome, make_query
 from core.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 def runbook_folder(
@@ -130,6 +133,19 @@ def runbook_stats(
     return stats
 
 
+def _update_outdated(corpus: Corpus, settings: Settings, data: str | Path | None) -> None:
+    """Re-read the folder of an index built with other chunking parameters (the first question
+    after an upgrade). When that cannot be done now (the folder is gone or unreadable), the
+    question is answered from the index as it is and the update is tried again next time."""
+    try:
+        folder = runbook_folder(settings, data, check_allowed=False)
+        with build_lock(corpus, wait=True):
+            if index_outdated(corpus):
+                update_corpus(corpus, folder)
+    except WorkbenchError as exc:
+        log.warning("index of %s not updated to the current reader: %s", data, exc)
+
+
 def search_runbooks(
     settings: Settings,
     text: str,
@@ -152,12 +168,13 @@ def search_runbooks(
         weights=weights or {"keyword": 0.4, "semantic": 0.6, "graph": 0.0},
     )
     corpus = runbook_corpus(settings, data)
-    if not corpus.store.manifest() or index_outdated(corpus):
-        # Operators asking their first questions together (or the first ones after an upgrade
-        # that reads documents differently): one builds, the others wait for it.
+    if not corpus.store.manifest():
+        # Operators asking their first questions together: one builds, the others wait for it.
         folder = runbook_folder(settings, data, check_allowed=False)
         with build_lock(corpus, wait=True):
-            if not corpus.store.manifest() or index_outdated(corpus):
+            if not corpus.store.manifest():
                 update_corpus(corpus, folder)
+    elif index_outdated(corpus):
+        _update_outdated(corpus, settings, data)
     collections = visible_collections(settings, data, principal)
     return Searcher(corpus).run(query, fusion=fusion, collections=collections)

@@ -367,3 +367,24 @@ def test_an_index_from_an_older_reader_is_updated_by_the_next_question(
     assert runbook_stats(settings, runbook_dir)["outdated"] is False
     # the chunks' text did not change: no passage was embedded again
     assert corpus.embedder.texts_embedded == embedded
+
+
+def test_an_outdated_index_whose_folder_is_gone_still_answers(
+    settings, runbook_dir, monkeypatch, caplog
+):
+    """The update waits for the folder: questions are answered from the index as it is."""
+    import shutil
+
+    from core.ingest import indexer
+    from core.runbooks import search_runbooks
+
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    index_runbooks(settings, runbook_dir, check_allowed=False)
+    built = runbook_corpus(settings, runbook_dir).store.get_meta("chunk_params")
+    monkeypatch.setattr(indexer, "CHUNKER_VERSION", indexer.CHUNKER_VERSION + 1)
+    shutil.rmtree(runbook_dir)
+    with caplog.at_level("WARNING", logger="core.runbooks"):
+        outcome = search_runbooks(settings, "VPN に接続できない", data=runbook_dir)
+    assert outcome.hits and outcome.hits[0].chunk.source == "vpn.md"
+    assert runbook_corpus(settings, runbook_dir).store.get_meta("chunk_params") == built
+    assert "not updated to the current reader" in caplog.text
