@@ -182,6 +182,9 @@ _ATX = re.compile(r"( {0,3})(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
 _THEMATIC = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})")
 _ITEM = re.compile(r"( *)(?:(\d{1,9})([.)])|([-*+]))(?:[ \t]+(.*)|$)")
+# A task list item's box ("- [ ] Block the sender", "- [x] Notify the lead"): shown as a box
+# character, so that "x" is not indexed as a word
+_TASK_BOX = re.compile(r"\[([ xX])\][ \t]+")
 _ADMONITION = re.compile(
     r"( *)(?:!!!|\?\?\?\+?|===)[ \t]*([\w-]+(?:[ \t]+[\w-]+)*)?[ \t]*(?:\"([^\"]*)\"|'([^']*)')?[ \t]*"
 )
@@ -438,6 +441,9 @@ class _Transformer:
             item = _ITEM.fullmatch(line)
             if item and not (item.group(4) and _THEMATIC.fullmatch(line)):
                 pad, number, delimiter, bullet, raw = item.groups()
+                box = _TASK_BOX.match(raw or "")
+                if box:
+                    raw = ("☐ " if box.group(1) == " " else "☑ ") + raw[box.end() :]
                 rest = self.inline(raw or "")
                 if bullet:
                     lists.item(len(pad), False, 0)

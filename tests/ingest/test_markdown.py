@@ -213,3 +213,16 @@ def test_sample_runbooks_keep_their_text_apart_from_tables():
         read = read_markdown(path.read_text(encoding="utf-8"), path.name).text
         kept = [ln for ln in plain.split("\n") if "|" not in ln]
         assert kept == [ln for ln in read.split("\n") if "|" not in ln], path.name
+
+
+def test_task_list_boxes_are_read_as_boxes():
+    """GitHub-style checklists in playbooks: the box is a box, not "[x]" in the indexed text."""
+    text = read_markdown(
+        "# Phishing\n\n- [ ] Who received it?\n- [x] Block the sender\n1. [X] Notify the lead\n",
+        "p.md",
+    ).text
+    assert text.splitlines()[2:] == [
+        "- ☐ Who received it?",
+        "- ☑ Block the sender",
+        "1. ☑ Notify the lead",
+    ]
