@@ -79,6 +79,13 @@ _CHROME_TOKENS = frozenset(
         "sidebar",
         "navbar",
         "skip-link",
+        # Confluence exports: author and dates, the attachments and comments sections
+        "page-metadata",
+        "pagesection",
+        # MediaWiki: categories, "Retrieved from", "Jump to navigation"
+        "catlinks",
+        "printfooter",
+        "mw-jump-link",
     }
 )
 BLOCK_TAGS = frozenset(

@@ -63,8 +63,9 @@ __all__ = [
 # English sentence ends. 3: navigation chunks marked (``extra["navigation"]``). 4: a title that
 # is only the file name is not indexed (``extra["title_from_name"]``). 5: Markdown list items made
 # of references to other documents (a file name, a URL) count as navigation like link-led ones.
-# 6: Markdown task list boxes ("- [ ] …", "- [x] …") read as ☐ / ☑.
-CHUNKER_VERSION = 6
+# 6: Markdown task list boxes ("- [ ] …", "- [x] …") read as ☐ / ☑. 7: the page chrome of
+# Confluence and MediaWiki exports (metadata, attachments, categories) dropped from HTML.
+CHUNKER_VERSION = 7
 
 # A chunk is a navigation list when at least this share of its lines (one at least) are list
 # items led by a link or made of references to other documents (``Document.link_lines``): a

@@ -157,3 +157,18 @@ def test_deeply_nested_markup_does_not_crash():
     data = b"<div>" * 50_000 + "<p>深い本文</p>".encode() + b"</div>" * 50_000
     result = read_html(b"<p>before</p>" + data, "deep.html", "deep.html")  # no RecursionError
     assert result.text.startswith("before")
+
+
+def test_confluence_and_mediawiki_export_chrome_is_dropped(tmp_path: Path):
+    page = b"""<html><head><title>SOC : Ransomware</title></head><body>
+    <div id="main-content" class="wiki-content group">
+    <div class="page-metadata">Created by Taro Yamada, last modified on Nov 02, 2025</div>
+    <h1>Ransomware first response</h1><p>Isolate the host from the EDR console.</p>
+    <div class="pageSection group"><h2 class="pageSectionTitle">Attachments:</h2>
+    <a href="attachments/1/flow.png">flow.png</a> (image/png)</div>
+    <div id="catlinks">Categories: Runbooks</div><div class="printfooter">Retrieved from wiki</div>
+    </div></body></html>"""
+    read = read_html(page, "ransomware.html", "ransomware.html")
+    assert "Isolate the host from the EDR console." in read.text
+    for chrome in ("Taro Yamada", "Attachments", "flow.png", "Categories", "Retrieved from"):
+        assert chrome not in read.text, chrome
