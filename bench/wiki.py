@@ -181,7 +181,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="first N dev questions only")
     parser.add_argument("--answers", type=int, default=300, help="questions for answer latency")
-    parser.add_argument("--floor", type=int, default=500, help="questions for the evidence floor")
+    parser.add_argument(
+        "--floor", type=int, default=500, help="questions for the evidence floor (0: skip)"
+    )
     parser.add_argument("--build-articles", type=int, default=6)
     parser.add_argument("--skip-build-rate", action="store_true")
     parser.add_argument("--skip-quality", action="store_true", help="(1) is `wiki eval` twice")
@@ -200,7 +202,8 @@ def main() -> None:
     print("[2] whole answer without an LLM")
     out["answer"] = answer_latency(settings, records, args.answers)
     print("[3] evidence floor")
-    out["evidence_floor"] = evidence_floor(settings, records, args.floor)
+    if args.floor > 0:  # --floor 0 skips (3)
+        out["evidence_floor"] = evidence_floor(settings, records, args.floor)
     if not args.skip_build_rate:
         print("[4] build throughput")
         out["build"] = build_rate(args.build_articles)
