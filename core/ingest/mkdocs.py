@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 CONFIG_NAMES = ("mkdocs.yml", "mkdocs.yaml")
 MAX_CONFIG_BYTES = 1_000_000
 MAX_NAV_ENTRIES = 10_000
+MAX_NAV_DEPTH = 32
 
 
 def _data_loader():
@@ -56,28 +57,30 @@ def read_config(folder: Path) -> dict | None:
                 return None
             # a SafeLoader that reads unknown tags as None: no object is ever constructed
             data = yaml.load(path.read_text(encoding="utf-8-sig"), Loader=_data_loader())
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
             log.warning("%s: not readable as a MkDocs configuration (%s)", path, exc)
             return None
         return data if isinstance(data, dict) else None
     return None
 
 
-def _walk(nav: object, out: dict[str, str], budget: list[int]) -> None:
+def _walk(nav: object, out: dict[str, str], budget: list[int], depth: int = 0) -> None:
     """Collect (page path, title) pairs of a nav tree: lists of ``{title: path}``,
-    ``{title: [children]}`` or bare paths (no title: the page keeps its own)."""
-    if budget[0] <= 0:
+    ``{title: [children]}`` or bare paths (no title: the page keeps its own). At most
+    MAX_NAV_ENTRIES entries and MAX_NAV_DEPTH levels are read (a hostile file ends there)."""
+    if budget[0] <= 0 or depth > MAX_NAV_DEPTH:
         return
     if isinstance(nav, list):
         for item in nav:
-            _walk(item, out, budget)
+            budget[0] -= 1
+            _walk(item, out, budget, depth + 1)
     elif isinstance(nav, Mapping):
         for title, target in nav.items():
             budget[0] -= 1
             if isinstance(target, str) and isinstance(title, str) and title.strip():
                 out.setdefault(target.strip(), title.strip())
             elif isinstance(target, (list, Mapping)):
-                _walk(target, out, budget)
+                _walk(target, out, budget, depth + 1)
 
 
 def _page_id(docs_dir: str, target: str) -> str | None:

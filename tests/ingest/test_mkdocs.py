@@ -103,3 +103,17 @@ def test_inspect_finds_the_site_of_a_page(settings, tmp_path: Path):
     _site(tmp_path)
     shown = inspect_file(tmp_path / "docs" / "before" / "severity_levels.md", settings)
     assert shown.title == "Severity Levels"
+
+
+def test_a_hostile_configuration_gives_no_titles_and_indexing_goes_on(settings, runbook_dir):
+    """Nesting deep enough to exhaust the YAML reader, or a nav of a million entries: no titles,
+    the pages are indexed under their own."""
+    (runbook_dir / "docs").mkdir()
+    (runbook_dir / "docs" / "a.md").write_text("Isolate the host.\n", encoding="utf-8")
+    (runbook_dir / "mkdocs.yml").write_text("nav: " + "[" * 50_000 + "]" * 50_000, "utf-8")
+    assert nav_titles(runbook_dir) == {}
+    report = index_runbooks(settings, runbook_dir, check_allowed=False)
+    assert report.added == ["docs/a.md"] and not report.skipped
+    deep = "nav:\n" + "".join("  " * i + "- x:\n" for i in range(100)) + "  " * 100 + "- T: a.md\n"
+    (runbook_dir / "mkdocs.yml").write_text(deep, encoding="utf-8")
+    assert nav_titles(runbook_dir) == {}  # deeper than MAX_NAV_DEPTH
