@@ -158,6 +158,14 @@ def update_corpus(
         except SourceFileError as exc:
             # A file that cannot be read keeps its previous version, if any, in the index.
             report.skipped.append((doc_id, exc.user_message))
+        except Exception as exc:  # a reader's own failure on a hostile file: skip that file only
+            log.exception("reading %s failed", doc_id)
+            report.skipped.append(
+                (
+                    doc_id,
+                    f"「{doc_id}」を読み取れませんでした（{type(exc).__name__}）。スキップしました。",
+                )
+            )
     removed = sorted(set(manifest) - seen)
     _apply(corpus, loaded, removed, report, progress, batch_size, params_changed)
     report.seconds = time.perf_counter() - started

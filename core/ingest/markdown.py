@@ -81,7 +81,7 @@ def split_front_matter(text: str, name: str) -> tuple[dict, str]:
         log.warning("%s: front matter without its opening '---'; removed", name)
         try:
             meta = yaml.safe_load(bare.group(1))
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError):
             meta = None
         return (meta if isinstance(meta, dict) else {}), text[bare.end() :]
     block, body = match.group(1), text[match.end() :]
@@ -93,7 +93,7 @@ def split_front_matter(text: str, name: str) -> tuple[dict, str]:
         return {}, body
     try:
         meta = yaml.safe_load(block)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:  # nesting too deep for the reader too
         if _YAML_KEY_LINE.match(first):
             log.warning("%s: front matter is not valid YAML (%s); body read without it", name, exc)
             return {}, body

@@ -388,3 +388,31 @@ def test_an_outdated_index_whose_folder_is_gone_still_answers(
     assert outcome.hits and outcome.hits[0].chunk.source == "vpn.md"
     assert runbook_corpus(settings, runbook_dir).store.get_meta("chunk_params") == built
     assert "not updated to the current reader" in caplog.text
+
+
+def test_a_file_that_breaks_its_reader_is_skipped_and_the_rest_indexed(
+    settings, runbook_dir, monkeypatch
+):
+    """Front matter nested too deep for the YAML reader is read as no front matter; any other
+    failure of a reader on one file skips that file with a Japanese message naming it."""
+    from core.ingest import indexer
+
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    deep = "---\ntitle: " + "[" * 3000 + "]" * 3000 + "\n---\n# 深い前付け\n\n本文。\n"
+    write(runbook_dir, "deep.md", deep)
+    write(runbook_dir, "broken.md", "# 壊れる\n\n本文。\n")
+    real = indexer.load_file
+
+    def failing(path, *args, **kwargs):
+        if path.name == "broken.md":
+            raise RuntimeError("reader bug")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(indexer, "load_file", failing)
+    report = index_runbooks(settings, runbook_dir, check_allowed=False)
+    assert sorted(report.added) == ["deep.md", "vpn.md"]
+    assert report.skipped == [
+        ("broken.md", "「broken.md」を読み取れませんでした（RuntimeError）。スキップしました。")
+    ]
+    doc = runbook_corpus(settings, runbook_dir).store.document("deep.md")
+    assert doc is not None and doc.title == "深い前付け" and "[[[" not in doc.text
