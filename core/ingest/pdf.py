@@ -524,17 +524,29 @@ def _consecutive(lines: list[PdfLine], chosen: list[PdfLine]) -> bool:
 
 
 def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
-    """A heading set over two lines (same level and size, a line apart) is one heading."""
+    """A heading set over two lines (same level and size, a line apart) is one heading; so is a
+    heading whose next line, in the same size and weight, goes on in lower case (a bold
+    sentence used as a heading, wrapped: "…should focus on being" / "prepared to handle…")."""
     for lines in pages:
         number = 0
         while number + 1 < len(lines):
             a, b = lines[number], lines[number + 1]
-            if (
+            close = abs(a.size - b.size) < 0.3 and 0 < a.y - b.y <= 1.6 * a.size
+            goes_on = (
                 a.heading
-                and a.heading == b.heading
-                and abs(a.size - b.size) < 0.3
-                and 0 < a.y - b.y <= 1.6 * a.size
-                and not _HEADING_NUMBER.match(b.text.strip())
+                and not b.heading
+                and not b.flags & _DROPPED
+                and b.bold == a.bold
+                and b.text.strip()[:1].islower()
+                and not a.text.rstrip().endswith(_NOT_HEADING_END)
+            )
+            if close and (
+                goes_on
+                or (
+                    a.heading
+                    and a.heading == b.heading
+                    and not _HEADING_NUMBER.match(b.text.strip())
+                )
             ):
                 joiner = "" if is_cjk(a.text.strip()[-1:] or " ") else " "
                 a.text = a.text.rstrip() + joiner + b.text.lstrip()

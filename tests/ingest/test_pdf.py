@@ -218,6 +218,30 @@ def test_a_title_over_two_lines_is_one_title_not_two_headings(tmp_path: Path):
     assert section_of(doc, "Release only after") == ("Releasing a host",)
 
 
+def test_a_bold_sentence_heading_wrapped_over_lines_is_one_heading(tmp_path: Path):
+    """An executive summary's bold sentences are its headings; wrapped, the lines that go on in
+    lower case belong to the heading, not to the body under it."""
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Executive Summary", 16, "B")
+    pdf.set_font("Helvetica", style="B", size=11)
+    pdf.multi_cell(
+        0,
+        5.5,
+        "Organizations should be generally prepared to handle any incident but should focus on"
+        " being prepared to handle incidents that use common attack vectors",
+        new_x="LMARGIN",
+        new_y="NEXT",
+    )
+    pdf.ln(3)
+    write(pdf, "Incidents can occur in countless ways. " + LOREM)
+    doc = load(tmp_path, pdf)
+    heading = tree(doc)[-1][1]
+    assert heading.startswith("Organizations should be generally prepared")
+    assert heading.endswith("incidents that use common attack vectors")
+    assert section_of(doc, "Incidents can occur")[-1] == heading
+
+
 def test_bold_body_size_headings_rank_below_larger_ones(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
