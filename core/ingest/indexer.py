@@ -379,9 +379,7 @@ def index_outdated(corpus: Corpus) -> bool:
 
 def _params_changed(corpus: Corpus) -> bool:
     """Everything must be re-chunked and re-embedded: other parameters, or a refused vector file."""
-    if corpus.store.get_meta("chunk_params") not in (None, _chunk_params(corpus)):
-        return True
-    return corpus.vectors_refused()
+    return index_outdated(corpus) or corpus.vectors_refused()
 
 
 def _apply(

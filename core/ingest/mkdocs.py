@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path, PurePosixPath
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,7 @@ MAX_NAV_ENTRIES = 10_000
 MAX_NAV_DEPTH = 32
 
 
+@cache
 def _data_loader():
     """A safe YAML loader that reads any tag (``!!python/name:x``, ``!ENV``) as ``None``."""
     import yaml
