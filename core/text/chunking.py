@@ -65,7 +65,13 @@ __all__ = [
 # of references to other documents (a file name, a URL) count as navigation like link-led ones.
 # 6: Markdown task list boxes ("- [ ] …", "- [x] …") read as ☐ / ☑. 7: the page chrome of
 # Confluence and MediaWiki exports (metadata, attachments, categories) dropped from HTML.
-CHUNKER_VERSION = 7
+# 8: Markdown ``####`` headings are sections, as ``h4`` in HTML and Heading 4 in Word.
+CHUNKER_VERSION = 8
+
+# The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
+# and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the
+# credential is a console password:"); levels 5 and 6 are rare and stay in the body.
+MARKDOWN_HEADING_LEVELS = 4
 
 # A chunk is a navigation list when at least this share of its lines (one at least) are list
 # items led by a link or made of references to other documents (``Document.link_lines``): a
@@ -182,7 +188,7 @@ def _markdown_headings(text: str) -> list[tuple[int, int, int, str]]:
             continue
         level = len(match.group(1))
         title = (match.group(2) or "").strip()
-        if level <= 3 and title.strip("#"):
+        if level <= MARKDOWN_HEADING_LEVELS and title.strip("#"):
             headings.append((level, start, end, title))
     return headings
 

@@ -179,8 +179,17 @@ def test_markdown_heading_paths_nested_and_replaced() -> None:
 
 
 def test_deeper_and_invalid_headings_stay_in_the_body() -> None:
-    text = "# A\n#### 詳細\n#タグ\n####### seven\n#\n本文"
-    assert paths(text) == [((), ""), (("A",), "#### 詳細\n#タグ\n####### seven\n#\n本文")]
+    text = "# A\n##### 詳細\n#タグ\n####### seven\n#\n本文"
+    assert paths(text) == [((), ""), (("A",), "##### 詳細\n#タグ\n####### seven\n#\n本文")]
+
+
+def test_level_four_headings_are_sections() -> None:
+    """Playbooks put their per-case steps under ``####``, as HTML under ``h4``."""
+    text = "# A\n### 封じ込め\n共通\n#### パスワードの場合\n手順"
+    assert paths(text)[-2:] == [
+        (("A", "封じ込め"), "共通\n"),
+        (("A", "封じ込め", "パスワードの場合"), "手順"),
+    ]
 
 
 def test_indented_heading_up_to_three_spaces() -> None:
