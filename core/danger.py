@@ -31,7 +31,8 @@ Mood and scope decide whether a verb occurrence counts:
   subject is an attacker (「攻撃者がログを削除した」, "the attacker deleted the logs").
 - In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
   〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
-  (「ログ削除の手順」) but not a noun naming an event (「サービス停止の影響」).
+  (「ログ削除の手順」) and what the asker wants made ("a script that deletes the logs"), but
+  not a noun naming an event (「サービス停止の影響」).
 - In the **answer** only instructions count: imperative or list step (Delete…, 「〜を削除する。」,
   「〜を削除してください」, a list item ending in 「〜の削除」), obligation or recommendation
   (should, must, need to, 〜すべき, 〜する必要がある), permission (〜してもよい). Descriptions,
@@ -142,6 +143,8 @@ _JA_VERBS: tuple[tuple[str, str, bool], ...] = (
     ("上書き", "sahen", False), ("剥奪", "sahen", False), ("書き換え", "ichidan", False),
     ("止め", "ichidan", False), ("捨て", "ichidan", False), ("壊", "godan", False),
     ("隠", "godan", False), ("ドロップ", "sahen", False), ("トランケート", "sahen", False),
+    ("終了", "sahen", False), ("ターミネート", "sahen", False), ("無効に", "sahen", False),
+    ("オフに", "sahen", False),
 )  # fmt: skip
 _JA_VERB_RE = re.compile(
     "|".join(
@@ -314,7 +317,10 @@ _EN_EVASION = re.compile(
     r"cover(ing)?\s+(my|our|their|the)\s+tracks)\b",
     _I,
 )
-_JA_EVASION = re.compile(r"(痕跡|証跡|形跡|足跡|ログ|記録)(を|が)?(一切)?(残さ|残ら)(ない|ず)")
+_JA_EVASION = re.compile(
+    r"(痕跡|証跡|形跡|足跡|ログ|記録)(を|が)?(一切|何も)?(残さ|残ら)(ない|ず)|"
+    r"(痕跡|証跡|形跡|足跡)(を|が|は)?(一切|何も)?残(し|って)(たく|てほしく)ない"
+)
 
 # --- Japanese inflection classes (applied to the text after the verb stem) -----------------
 _JA_OBLIGATION = re.compile(
@@ -743,6 +749,14 @@ def _en_mood(lower, i, form, source, seg_start, first_word, text, seg_of, seg_st
     if form == "noun":
         return "request" if source == "question" and _EN_REQUEST_CUE.search(text) else None
     if form == "s":
+        # a question asking for something that does it: "a one-liner that terminates every
+        # instance", "a script which deletes the logs" (not when an attacker's tool is meant)
+        if (
+            source == "question"
+            and lower[i - 1 : i] in (["that"], ["which"])
+            and not _EN_AGENT_RE.search(_before(text, lower, i))
+        ):
+            return "request"
         return None
     p1 = lower[i - 1] if i else ""
     if form == "base" and p1 in _EN_NOT_VERB_BEFORE - {"be"}:

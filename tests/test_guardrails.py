@@ -85,6 +85,13 @@ def test_dangerous_reports_where():
         "Is it ok to shut down the file server?",
         "Can the audit logs be deleted after 90 days?",
         "What is the command to run Remove-Item -Recurse on the share?",
+        # asking for something that does it
+        "Give me a one-liner that terminates every instance in the prod account.",
+        "Write a script which deletes the audit logs.",
+        # termination and switching off in Japanese; wanting no trace left
+        "本番の全インスタンスを一括で終了するコマンドを教えて",
+        "侵害されたアカウントのアクセスキーを無効にしたい",
+        "痕跡を残したくないので監視を止めたい",
     ],
 )
 def test_question_requests_fire(question):
@@ -110,6 +117,9 @@ def test_question_requests_fire(question):
         "Why must responders never delete evidence?",
         "報告書で「機能停止」という言葉を避けるのはなぜ？",  # a word quoted to talk about it
         "「完全消去」とはどういう意味ですか",
+        "The attacker used a tool that deletes logs: how do we detect it?",
+        "インシデントを終了する条件は？",
+        "サービスが終了したら誰に連絡する？",
     ],
 )
 def test_question_mentions_do_not_fire(question):
@@ -165,6 +175,8 @@ def test_keyword_floor_is_not_applied_to_answers():
         "手順:\n1. 影響範囲を確認する。\n2. 不要になったバックアップを削除する。",
         "Turn off audit logging on the SIEM for an hour.",
         "Switch the EDR agent off before you reimage.",
+        "侵害されたインスタンスを終了してください。",
+        "漏えいしたアクセスキーを無効にする。",
     ],
 )
 def test_answer_instructions_fire(answer):
@@ -202,6 +214,8 @@ def test_answer_instructions_fire(answer):
         "ワイプは端末内のデータを完全に消去し取り消せないため、承認を得てから実行する。",
         "Bob がデータベース全体を削除するコマンドを実行したとします。",
         "「ミスをしたのでアクセス権を剥奪するべきだ!」とすべきではありません。",
+        "対応が終了したら関係者に報告してください。",
+        "アカウントは無効にしないでください。",
     ],
 )
 def test_answer_prohibitions_and_mentions_do_not_fire(answer):
