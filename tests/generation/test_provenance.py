@@ -77,6 +77,25 @@ def test_sentences_split_on_japanese_and_english_ends_keeping_their_markers() ->
     ]
 
 
+def test_the_extractive_lead_is_a_label_however_long_its_heading_path() -> None:
+    path = " > ".join(
+        [
+            "IRP-Ransomware: Ransomware in AWS Environments",
+            "Part 3 — Contain",
+            "3.2 Containment Actions",
+            "If the credential is a console password",
+        ]
+    )
+    text = f"「{path}」より [1]:\n1. Attach a deny-all policy to the user. [1]\n"
+    text += "The following steps were agreed with the legal team and the cloud owners beforehand:"
+    got = [(s.checked, s.body) for s in split_answer(text)]
+    assert got == [
+        (False, f"「{path}」より:"),
+        (True, "Attach a deny-all policy to the user."),
+        (True, text.rsplit("\n", 1)[1]),  # a long line ending in a colon is still a sentence
+    ]
+
+
 def test_a_quoted_sentence_is_supported_with_its_exact_span(settings) -> None:
     a = answer("端末の電源は切らない。 [1]", JA, mode="extractive")
     check_answer(a, settings)
