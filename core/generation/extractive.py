@@ -39,6 +39,7 @@ from core.generation.intent import (
     question_intents,
     section_kind,
 )
+from core.generation.support import passage_vectors
 from core.schemas.documents import CELL_SEPARATOR
 from core.text.english import is_plain_word, same_stem_in
 
@@ -281,7 +282,7 @@ def _score_units(
         return
     # Embedding similarity for the most promising units only (the embedder is the cost).
     head = sorted(units, key=lambda u: -u.score)[:8]
-    vectors = embedder.embed_passages([u.full_text for u in head])
+    vectors = np.stack(passage_vectors(embedder, [u.full_text for u in head]))
     sims = vectors @ np.asarray(query_vector, dtype=np.float32)
     for u, sim in zip(head, sims, strict=True):
         u.similarity = float(sim)

@@ -230,8 +230,10 @@ def passage_windows(text: str) -> list[Window]:
     return windows
 
 
-def _vectors(embedder, texts: Sequence[str]) -> list[np.ndarray]:
-    """Passage vectors (symmetric e5 use), cached per embedder and text; one batch for the rest."""
+def passage_vectors(embedder, texts: Sequence[str]) -> list[np.ndarray]:
+    """Passage vectors, cached per embedder and text; one batch for the rest. Answers quote the
+    same runbook lines again and again (the extractive answerer scores them, the provenance
+    check aligns to them), and the embedder is the cost of both."""
     name = getattr(getattr(embedder, "info", None), "name", type(embedder).__name__)
     with _cache_lock:
         missing = list(dict.fromkeys(t for t in texts if (name, t) not in _VECTOR_CACHE))
@@ -318,7 +320,7 @@ def _with_cosines(
         picks[i] = chosen
         texts.append(probes[i].text)
         texts.extend(t[1].text for t in chosen)
-    vecs = dict(zip(texts, _vectors(model, texts), strict=True))
+    vecs = dict(zip(texts, passage_vectors(model, texts), strict=True))
     for i in need:
         q = vecs[probes[i].text]
         rescored = [
