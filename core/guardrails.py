@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.danger import DangerMatch, detect
@@ -41,6 +42,29 @@ AMBIGUOUS_TEMPLATE = (
 DANGER_BANNER = "⚠️ 承認・確認が必要"
 # Added to the insufficient-evidence reply when the question's names are not in the passages.
 MISSING_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書の箇所に出てきません。"
+# … or only where a runbook lists what it does not cover (``OUT_OF_SCOPE_HEADING``).
+EXCLUDED_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書では対象外として挙げられています。"
+# A section saying what a runbook does not cover: a name found there is not a name it covers
+# ("Out of Scope: Okta, Entra ID…" does not make the playbook an answer about Okta).
+# The heading must be that statement, not merely mention it: 「監視対象外の端末の扱い」 is a
+# procedure for unmonitored devices, "Configure exclusions" a task.
+OUT_OF_SCOPE_HEADING = re.compile(
+    r"(?:\d+(?:\.\d+)*\.?\s*)?(?:"
+    r"out[ -]of[ -]scope|not (?:in scope|covered)|non-?goals?"
+    r"|what (?:this|the) (?:playbook|runbook|document|guide|procedure) (?:does not|doesn't) cover"
+    r"|(?:本書|本手順|この手順書|本手順書|本ガイド)?の?"
+    r"(?:対象外|適用範囲外|対象範囲外|範囲外|スコープ外|対象としない|扱わない)"
+    r"(?:の|な)?(?:もの|こと|事項|内容|範囲|ケース|項目)?"
+    r")\s*[:：]?",
+    re.IGNORECASE,
+)
+
+
+def out_of_scope(heading_path: Sequence[str]) -> bool:
+    """Whether a section's own heading says that it lists what the document does not cover."""
+    return bool(heading_path) and bool(OUT_OF_SCOPE_HEADING.fullmatch(heading_path[-1].strip()))
+
+
 EVIDENCE_THRESHOLD = 0.5
 
 
@@ -197,7 +221,8 @@ class EvidenceGrade:
     translated: float | None = None  # across scripts: coverage of the glossary translations
     margin: float = 0.0
     names: tuple[str, ...] = ()  # the question's own names (``core.text.glossary``)
-    missing: tuple[str, ...] = ()  # those in none of the passages
+    missing: tuple[str, ...] = ()  # those in none of the passages (out-of-scope sections aside)
+    excluded: tuple[str, ...] = ()  # of the missing, those an out-of-scope section names
 
     @property
     def names_found(self) -> bool:

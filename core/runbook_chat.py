@@ -202,9 +202,17 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     names = outcome.names
     if not names:
         return grade
-    passages = [f"{h.chunk.title}\n{h.chunk.text}" for h in outcome.hits]
-    missing = missing_names(names, passages)
-    return dataclasses.replace(grade, names=tuple(names), missing=tuple(missing))
+    # a runbook's list of what it does not cover is not where it covers a name
+    scoped = [h for h in outcome.hits if not guardrails.out_of_scope(h.chunk.heading_path)]
+    missing = missing_names(names, _texts(scoped))
+    excluded = [n for n in missing if n not in missing_names(missing, _texts(outcome.hits))]
+    return dataclasses.replace(
+        grade, names=tuple(names), missing=tuple(missing), excluded=tuple(excluded)
+    )
+
+
+def _texts(hits: list[Hit]) -> list[str]:
+    return [f"{h.chunk.title}\n{h.chunk.text}" for h in hits]
 
 
 def _passage_script(hit: Hit) -> str:
@@ -340,9 +348,14 @@ def _answer(
     if not outcome.hits or not grade.sufficient:
         reply = guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE
         if outcome.hits and not grade.names_found:  # say what the passages do not name
-            named = "".join(f"「{name}」" for name in grade.missing)
+            absent = "".join(f"「{n}」" for n in grade.missing if n not in grade.excluded)
+            listed = "".join(f"「{n}」" for n in grade.excluded)
+            said = [
+                *([guardrails.MISSING_NAMES_TEMPLATE.format(names=absent)] if absent else []),
+                *([guardrails.EXCLUDED_NAMES_TEMPLATE.format(names=listed)] if listed else []),
+            ]
             lead, rest = reply.split("\n", 1)
-            reply = f"{lead}\n\n{guardrails.MISSING_NAMES_TEMPLATE.format(names=named)}\n{rest}"
+            reply = f"{lead}\n\n{''.join(said)}\n{rest}"
         answer = _template(question, reply, insufficient_evidence=True)
         answer.citations = _citations(outcome.hits, "")
         for c in answer.citations:

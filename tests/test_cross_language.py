@@ -186,3 +186,29 @@ def test_names_the_passages_carry_are_answered_in_either_language(folders):
     a = _ask("nslookup で名前解決を確かめる手順は？", en, settings)
     assert not a.flags.insufficient_evidence, a.evidence
     assert a.citations[0].file == "dns-outage.md"
+
+
+SCOPED_RUNBOOK = """# Compromised Single Sign-On Account
+
+## Out of Scope
+
+Okta tenants are run by the identity team and follow the identity team's own playbook.
+
+## Containment
+
+1. Revoke the user's active sessions in Entra ID and require a new sign-in.
+2. Reset the password and register MFA again with the user in person.
+3. Review the sign-in log of the last seven days for other unusual locations.
+"""
+
+
+def test_a_name_only_the_out_of_scope_section_lists_is_not_covered(tmp_path):
+    """A playbook's list of what it does not cover is not where it covers a product."""
+    folder = _folder(tmp_path / "scope", {"sso.md": SCOPED_RUNBOOK, **EN_RUNBOOKS})
+    settings = make_settings(tmp_path / "state", folder)
+    a = _ask("Oktaで乗っ取られたユーザーのセッションを全部切るには？", folder, settings)
+    assert a.flags.insufficient_evidence
+    assert "質問にある「Okta」は、見つかった手順書では対象外として挙げられています。" in a.answer
+    b = _ask("Entra IDで乗っ取られたユーザーのセッションを全部切るには？", folder, settings)
+    assert not b.flags.insufficient_evidence, b.evidence
+    assert b.citations[0].file == "sso.md"

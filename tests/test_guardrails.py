@@ -344,3 +344,23 @@ def test_names_gate_the_grade_only_when_most_are_missing():
     assert replace(grade, names=("AWS", "IAM"), missing=("IAM",)).sufficient  # half found
     refused = replace(grade, names=("AWS", "IAM", "CLI"), missing=("IAM", "CLI"))
     assert not refused.sufficient and refused.as_dict()["names_found"] is False
+
+
+@pytest.mark.parametrize(
+    ("heading", "says_so"),
+    [
+        ("Out of Scope", True),
+        ("1.3 Out-of-scope:", True),
+        ("What this playbook does not cover", True),
+        ("本手順書の対象外", True),
+        ("対象外の事項", True),
+        ("扱わない内容", True),
+        ("Scope", False),
+        ("適用範囲", False),
+        ("監視対象外の端末の扱い", False),  # a procedure for unmonitored devices
+        ("Configure exclusions", False),
+    ],
+)
+def test_out_of_scope_headings_are_the_statement_itself(heading, says_so):
+    assert guardrails.out_of_scope(("Playbook", heading)) is says_so
+    assert not guardrails.out_of_scope(())
