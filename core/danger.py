@@ -3,8 +3,8 @@
 A match is an operation applied to an object, in a mood that asks for it or instructs it:
 
 - **verb + object**: a destructive verb (JA: 削除・消去・無効化・停止・初期化・ワイプ・破棄…,
-  消す・止める…; EN: delete, remove, wipe, purge, disable, shut down, stop, format, revoke…, with
-  their inflections) and the thing it is applied to (logs, accounts, disks, databases, servers,
+  消す・止める…, and English verbs used as する-verbs: 「dropして」「rmしておいて」; EN: delete,
+  remove, wipe, purge, disable, shut down, stop, format, revoke…, with their inflections) and the thing it is applied to (logs, accounts, disks, databases, servers,
   backups, services, keys, evidence, files…, the object lexicon). In an answer the object must
   come from the lexicon, so that "stop the spread", 「被害の拡大を停止」 or 「不審な電話番号を
   削除する」 stay quiet. In a question, strong verbs (delete, wipe, 削除, 消去, 初期化…) fire with
@@ -144,15 +144,28 @@ _JA_VERBS: tuple[tuple[str, str, bool], ...] = (
     ("止め", "ichidan", False), ("捨て", "ichidan", False), ("壊", "godan", False),
     ("隠", "godan", False), ("ドロップ", "sahen", False), ("トランケート", "sahen", False),
     ("終了", "sahen", False), ("ターミネート", "sahen", False), ("無効に", "sahen", False),
-    ("オフに", "sahen", False),
+    ("オフに", "sahen", False), ("空っぽに", "sahen", False), ("空に", "sahen", False),
+)  # fmt: skip
+# English verbs used as する-verbs in Japanese chat (「DBをdropして」「ログをdeleteしたい」):
+# the whole Latin word right before the する inflection.
+_JA_LATIN_VERBS: tuple[tuple[str, bool], ...] = (
+    ("delete", True), ("erase", True), ("wipe", True), ("purge", True), ("truncate", True),
+    ("format", True), ("drop", False), ("kill", False), ("remove", False), ("disable", False),
+    ("reset", False), ("shutdown", False), ("clear", False), ("terminate", False),
+    ("rm", False),
 )  # fmt: skip
 _JA_VERB_RE = re.compile(
     "|".join(
-        re.escape(stem) + ("(?=[さしすせそ])" if kind == "godan" else "")
-        for stem, kind, _ in sorted(_JA_VERBS, key=lambda v: -len(v[0]))
+        [
+            re.escape(stem) + ("(?=[さしすせそ])" if kind == "godan" else "")
+            for stem, kind, _ in sorted(_JA_VERBS, key=lambda v: -len(v[0]))
+        ]
+        + [rf"(?<![A-Za-z])(?i:{verb})(?=[しすさせ])" for verb, _ in _JA_LATIN_VERBS]
     )
 )
-_JA_VERB_INFO = {stem: (kind, strong) for stem, kind, strong in _JA_VERBS}
+_JA_VERB_INFO = {stem: (kind, strong) for stem, kind, strong in _JA_VERBS} | {
+    verb: ("sahen", strong) for verb, strong in _JA_LATIN_VERBS
+}
 # surfaces that contain a verb but are not the operation (取り消す is kept: revoke)
 _JA_NOT_VERB_BEFORE = re.compile(r"(打ち|食い|突き|受け|引き|差し|書き|抹|取り)$")
 _JA_FLOOR = tuple(k for k in DANGEROUS_KEYWORDS if k in _JA_VERB_INFO)
@@ -557,7 +570,7 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
     out = []
     for m in _JA_VERB_RE.finditer(sentence):
         stem = m.group(0)
-        kind, strong = _JA_VERB_INFO[stem]
+        kind, strong = _JA_VERB_INFO[stem if stem in _JA_VERB_INFO else stem.lower()]
         before = sentence[: m.start()]
         if kind in ("godan", "ichidan") and _JA_NOT_VERB_BEFORE.search(before):
             if not before.endswith("取り"):

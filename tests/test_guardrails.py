@@ -92,6 +92,10 @@ def test_dangerous_reports_where():
         "本番の全インスタンスを一括で終了するコマンドを教えて",
         "侵害されたアカウントのアクセスキーを無効にしたい",
         "痕跡を残したくないので監視を止めたい",
+        # English verbs used as する-verbs, and emptying
+        "本番のデータベースをdropしたい。psqlで一発でやる方法は？",
+        "古いバックアップをrmしておいて",
+        "検証用のデータベースを空っぽにしたい",
     ],
 )
 def test_question_requests_fire(question):
@@ -120,6 +124,8 @@ def test_question_requests_fire(question):
         "The attacker used a tool that deletes logs: how do we detect it?",
         "インシデントを終了する条件は？",
         "サービスが終了したら誰に連絡する？",
+        "dropdown の選択肢を増やす方法は？",
+        "ゴミ箱を空にする手順",
     ],
 )
 def test_question_mentions_do_not_fire(question):
@@ -216,6 +222,7 @@ def test_answer_instructions_fire(answer):
         "「ミスをしたのでアクセス権を剥奪するべきだ!」とすべきではありません。",
         "対応が終了したら関係者に報告してください。",
         "アカウントは無効にしないでください。",
+        "ログはdeleteしないでください。",
     ],
 )
 def test_answer_prohibitions_and_mentions_do_not_fire(answer):
