@@ -4,11 +4,14 @@
     python -m bench.answer_trust --subset en     # English material only: Japanese questions cross
     python -m bench.answer_trust --subset ja     # Japanese material only: English questions cross
     python -m bench.answer_trust --data DIR --questions FILE   # another folder, e.g. held back
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_aws.json  # AWS playbooks
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp.json   # Japanese ones
     python -m bench.answer_trust --verbose --json out.json
 
 Indexes the runbook folder (default ``runbooks-dev`` from ``Settings.dataset_path``) into a state
 folder under ``bench/.cache/answer_trust/`` and asks every question of the question file
-(default ``bench/answer_trust_questions.json``) through the product's runbook pipeline
+(default ``bench/answer_trust_questions.json``; ``answer_trust_aws.json`` and ``answer_trust_jp.json``
+are question sets over other third-party runbooks, whose sources their descriptions name) through the product's runbook pipeline
 (``core.pipelines.PIPELINES["runbook"]``, offline, no audit log). It prints per language pair
 (question language → language of the text holding the answer) and overall:
 
@@ -111,15 +114,28 @@ def load_questions(path: Path) -> tuple[str, list[Question]]:
     return str(data.get("description", "")), out
 
 
-def file_language(name: str) -> str:
-    """The language of a runbook file from its folder (``-ja``/``-en`` suffix; PDFs: English)."""
+def file_language(name: str, folder: Path | None = None) -> str:
+    """The language of a runbook file: from its folder's ``-ja``/``-en`` suffix, else from the
+    script of its text when ``folder`` holds it (another folder passed with ``--data``), else
+    English."""
     top = name.split("/", 1)[0].lower()
-    if top.endswith("-ja") or top.endswith("_ja") or top == "ja":
+    if top.endswith(("-ja", "_ja")) or top == "ja":
         return "ja"
-    return "en"
+    if top.endswith(("-en", "_en")) or top == "en" or folder is None:
+        return "en"
+    path = folder / name
+    if path.suffix.lower() not in (".md", ".markdown", ".html", ".htm", ".txt"):
+        return "en"
+    from core.text.script import dominant_script
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")[:20000]
+    except OSError:
+        return "en"
+    return "ja" if dominant_script(text) == "ja" else "en"
 
 
-def restrict(q: Question, present: set[str]) -> Question | None:
+def restrict(q: Question, present: set[str], folder: Path | None = None) -> Question | None:
     """The question as asked on a folder holding only ``present`` files (None: not askable).
 
     Expected files that are absent are dropped; when a PagerDuty page is absent but its
@@ -136,7 +152,7 @@ def restrict(q: Question, present: set[str]) -> Question | None:
         return None
     translated = not any(f in present for f in q.files)
     section = q.section_translated if translated else q.section
-    langs = {file_language(f) for f in files}
+    langs = {file_language(f, folder) for f in files}
     answer_lang = q.language if q.language in langs else sorted(langs)[0]
     return Question(
         **{
@@ -487,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = args.cache.expanduser().resolve()
     folder = subset_folder(source, args.subset, cache)
     present = present_files(folder)
-    asked = [r for q in questions if (r := restrict(q, present)) is not None]
+    asked = [r for q in questions if (r := restrict(q, present, folder)) is not None]
     skipped = len(questions) - len(asked)
     if args.limit:
         asked = asked[: args.limit]

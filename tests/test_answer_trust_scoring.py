@@ -117,6 +117,16 @@ def test_restrict_substitutes_the_translation_and_recomputes_the_pair() -> None:
     assert same is not None and same.files == ("docs-ja/a.md",) and same.pair == "ja→ja"
 
 
+def test_in_another_folder_the_pair_follows_the_script_of_the_file(tmp_path) -> None:
+    (tmp_path / "shogai.md").write_text("# 障害対応\n\n1. 影響範囲を確認する。\n", encoding="utf-8")
+    (tmp_path / "outage.md").write_text("# Outage\n\n1. Check the impact.\n", encoding="utf-8")
+    asked = q(language="en", pair="en→ja", files=("shogai.md",))
+    present = {"shogai.md", "outage.md"}
+    assert restrict(asked, present, tmp_path).pair == "en→ja"
+    assert restrict(q(files=("outage.md",)), present, tmp_path).pair == "ja→en"
+    assert restrict(asked, present).pair == "en→en"  # without the folder: English
+
+
 def test_restrict_drops_answerable_questions_without_files_and_keeps_the_others() -> None:
     assert restrict(q(files=("pdf/n.pdf",)), {"docs-ja/a.md"}) is None
     unans = q(category="unanswerable", answerable=False, files=(), pair="ja→-")
@@ -215,3 +225,16 @@ def test_load_questions_rejects_a_bad_entry(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"questions": [{"id": "1", "question": "?"}]}), encoding="utf-8")
     with pytest.raises(SystemExit, match="entry 1"):
         load_questions(bad)
+
+
+@pytest.mark.parametrize("name", ["answer_trust_aws.json", "answer_trust_jp.json"])
+def test_the_other_development_question_files_are_consistent(name: str) -> None:
+    """Question sets over third-party runbooks outside the data set (their sources are named in
+    the description; the documents are fetched into a folder passed with --data)."""
+    description, questions = load_questions(QUESTIONS.parent / name)
+    assert "--data" in description and len(questions) >= 40
+    for x in questions:
+        assert x.pair.split("→")[0] == x.language in {"ja", "en"}
+        assert x.dangerous == (x.category == "dangerous")
+        assert x.answerable == (x.category in {"answerable", "alarming"}) == bool(x.files)
+    assert {x.category for x in questions} == set(CATEGORIES)
