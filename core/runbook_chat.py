@@ -50,7 +50,7 @@ from core.text.glossary import (
     missing_names,
     untranslated_names,
 )
-from core.text.script import dominant_script, quote_language_note, same_script
+from core.text.script import dominant_script, passage_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
 
@@ -216,10 +216,8 @@ def _texts(hits: list[Hit]) -> list[str]:
 
 
 def _passage_script(hit: Hit) -> str:
-    """The passage's language, with the document title and heading so that a command block in a
-    Japanese runbook still counts as Japanese."""
     c = hit.chunk
-    return dominant_script(f"{c.title}\n{c.heading}\n{c.body}")
+    return passage_script(c.title, c.heading, c.body)
 
 
 def ask_stream(

@@ -212,3 +212,42 @@ def test_a_name_only_the_out_of_scope_section_lists_is_not_covered(tmp_path):
     b = _ask("Entra IDで乗っ取られたユーザーのセッションを全部切るには？", folder, settings)
     assert not b.flags.insufficient_evidence, b.evidence
     assert b.citations[0].file == "sso.md"
+
+
+# Written for this test: a Japanese page whose only English words are channel names, URLs and
+# placeholders, beside the page that answers an English question in Japanese.
+PLACEHOLDER_RUNBOOKS = {
+    "contacts.md": """# 連絡先
+
+| 用途 | 宛先 |
+| --- | --- |
+| incident chat | #incident-chat |
+| incident call | https://voip.example.com/incident-call |
+| on-call page | !page oncall |
+
+上の表の incident call と on-call page は各社の値に置き換えてください。重大な障害のときは、まず
+チャットの部屋に入り、次に電話会議に参加してください。担当者が見つからないときは、部署の代表番号に
+連絡して、当番の管理者に取り次いでもらいます。
+""",
+    "oncall-notify.md": """# オンコール担当の通知設定
+
+## 通知ルール
+
+1. 最初の通知はプッシュ通知にする。
+2. 5 分たっても応答が無ければ電話で呼び出す。
+3. オンコール担当者は通知ルールを 2 つ以上設定しておく。
+""",
+}
+
+
+def test_english_words_in_a_japanese_page_do_not_outrank_the_page_that_answers(tmp_path):
+    """'call' and 'on-call' in a table of placeholders are not what an English question about
+    on-call notification rules asks for: the page with their translations (オンコール, 通知) is."""
+    folder = _folder(tmp_path / "ja", {**PLACEHOLDER_RUNBOOKS, **JA_RUNBOOKS})
+    settings = make_settings(tmp_path / "state", folder)
+    a = _ask(
+        "What notification rules should the on-call engineer set up before a call?",
+        folder,
+        settings,
+    )
+    assert a.citations[0].file == "oncall-notify.md", [c.file for c in a.citations]

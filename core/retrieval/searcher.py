@@ -28,6 +28,7 @@ from core.retrieval.corpus import CollectionScope, Corpus
 from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
 from core.retrieval.hits import Hit
+from core.retrieval.keyword import KeywordIndex
 from core.retrieval.rerank import load_reranker
 from core.retrieval.store import StoredChunk, chunk_vector_key
 from core.schemas.search import (
@@ -54,7 +55,9 @@ from core.text.glossary import (
     enough_names,
     missing_names,
     proper_names,
+    translated_surfaces,
 )
+from core.text.script import dominant_script, passage_script, same_script
 from core.text.tokenize import query_terms
 
 log = logging.getLogger(__name__)
@@ -76,6 +79,7 @@ NAVIGATION_WEIGHT = 0.5
 # of the cited passages carries the names).
 NAMED_TOP_K = 16
 NAMED_MISS_WEIGHT = 0.5
+OTHER_SCRIPT_WEIGHT = 0.3  # see Searcher._across_scripts
 
 
 @dataclass(slots=True)
@@ -170,6 +174,9 @@ class _Rankings:
     times: dict[str, float] = field(default_factory=dict)
     vector: np.ndarray | None = None  # the query embedding, when the semantic strategy ran
     keyword_share: float = 1.0  # share of the query's terms the keyword index knows
+    # raw BM25 of the keyword candidates when their order is not by it (``_across_scripts``):
+    # the evidence grade reads the raw score it was calibrated on
+    keyword_raw: dict[str, float] | None = None
 
 
 def wanted_strategies(strategies: Iterable[object], weights: dict[str, float]) -> set[str]:
@@ -287,7 +294,10 @@ class Searcher:
         if self.corpus.spec.kind == "runbook":  # one index for runbooks in both languages
             weights["keyword"] *= keyword_trust(ranked.keyword_share)
         combined, normalized = fuse(ranked.rankings, weights, fusion, rrf)
-        hits = self._hits(combined, normalized, ranked.rankings)
+        raw = {name: dict(r) for name, r in ranked.rankings.items()}
+        if ranked.keyword_raw is not None:
+            raw["keyword"] = ranked.keyword_raw
+        hits = self._hits(combined, normalized, raw)
         if scope is not None:  # every strategy filtered already; the store has the last word
             hits = [h for h in hits if h.chunk.collection in scope.collections]
         candidates = self._filter(hits, query)
@@ -334,11 +344,16 @@ class Searcher:
         if "keyword" in wanted:
             t0 = time.perf_counter()
             tokens = corpus.tokenizer.tokenize(query.text)
-            if corpus.spec.kind == "runbook":  # runbooks come in both languages
-                tokens += corpus.tokenizer.tokenize(" ".join(cross_language_terms(query.text)))
             # a scope's own index: hidden chunks weigh on neither the scores nor the known share
             keyword = corpus.keyword_at(generation) if scope is None else scope.keyword
-            ranked.rankings["keyword"] = keyword.search(tokens, floor)
+            if corpus.spec.kind == "runbook":  # runbooks come in both languages
+                translated = corpus.tokenizer.tokenize(" ".join(cross_language_terms(query.text)))
+                ranked.rankings["keyword"], ranked.keyword_raw = self._across_scripts(
+                    keyword, query.text, tokens, translated, floor
+                )
+                tokens += translated
+            else:
+                ranked.rankings["keyword"] = keyword.search(tokens, floor)
             ranked.keyword_share = keyword.known_share(tokens)
             ranked.times["keyword"] = (time.perf_counter() - t0) * 1000
         if "semantic" in wanted:
@@ -360,14 +375,54 @@ class Searcher:
             ranked.times["graph"] = (time.perf_counter() - t0) * 1000
         return ranked
 
+    def _across_scripts(
+        self,
+        keyword: KeywordIndex,
+        text: str,
+        tokens: list[str],
+        translated: list[str],
+        floor: int,
+    ) -> tuple[list[tuple[str, float]], dict[str, float] | None]:
+        """BM25 over the question's tokens and their glossary translations, where a word the
+        glossary translates counts OTHER_SCRIPT_WEIGHT as much in a passage of the other
+        language: "call" or "incident" in a Japanese page is a channel name, a URL or a
+        placeholder, and the page that answers carries their translation (コール, インシデント),
+        which the query holds too. Words without a translation (names, "etcd") count fully.
+        Returns the ranking and, when it is not by raw BM25, the raw BM25 of its candidates."""
+        if not translated:
+            return keyword.search(tokens, floor), None
+        own = set(self.corpus.tokenizer.tokenize(" ".join(translated_surfaces(text))))
+        incidental = [t for t in tokens if t in own]
+        if not incidental:
+            return keyword.search(tokens + translated, floor), None
+        rest = [t for t in tokens if t not in own] + translated
+        main, extra = keyword.scores(rest), keyword.scores(incidental)
+        total = main + extra
+        if not len(total):
+            return [], None
+        n = min(len(total), floor * 2)
+        top = [i for i in np.argsort(-total, kind="stable")[:n] if total[i] > 0]
+        asked = dominant_script(text)
+        stored = self.corpus.store.chunks_by_id([keyword.keys[i] for i in top])
+        scored = []
+        for i in top:
+            key = keyword.keys[i]
+            item = stored.get(key)
+            c = item.chunk if item is not None else None
+            same = c is None or same_script(asked, passage_script(c.title, c.heading, c.body))
+            weight = 1.0 if same else OTHER_SCRIPT_WEIGHT
+            scored.append((key, float(main[i] + weight * extra[i]), float(total[i])))
+        scored.sort(key=lambda kv: -kv[1])
+        kept = scored[:floor]
+        return [(key, score) for key, score, _ in kept], {key: raw for key, _, raw in kept}
+
     def _hits(
         self,
         combined: dict[str, float],
         normalized: dict[str, dict[str, float]],
-        rankings: dict[str, list[tuple[str, float]]],
+        raw: dict[str, dict[str, float]],
     ) -> list[Hit]:
         """The fused chunks still in the store, best first (ties by chunk id)."""
-        raw = {name: dict(r) for name, r in rankings.items()}
         stored = self.corpus.store.chunks_by_id(list(combined))
         scores = {
             cid: score * (NAVIGATION_WEIGHT if stored[cid].chunk.navigation else 1.0)

@@ -417,6 +417,25 @@ def cross_language_terms(text: str) -> list[str]:
     return translations(text, "en" if script == "ja" else "ja")
 
 
+def translated_surfaces(text: str) -> list[str]:
+    """The words of ``text`` that the glossary translates, as written (lower-cased, NFKC): the
+    source side of ``cross_language_terms``."""
+    from core.text.script import dominant_script
+
+    script = dominant_script(text)
+    if script == "none":
+        return []
+    ja_re, _, en_re, en_index = _matchers()
+    folded = _fold(text)
+    if script == "ja":
+        return list(dict.fromkeys(m.group(0) for m in ja_re.finditer(folded)))
+    return list(
+        dict.fromkeys(
+            m.group(0) for m in en_re.finditer(folded) if _english_key(m.group(0), en_index)
+        )
+    )
+
+
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-./][A-Za-z0-9]+)*")
 
 

@@ -60,6 +60,12 @@ def dominant_script(text: str) -> Script:
     return "ja" if ja * JA_WEIGHT >= latin else "latin"
 
 
+def passage_script(title: str, heading: str, body: str) -> Script:
+    """A passage's language, read with its document title and heading so that a command block
+    in a Japanese runbook still counts as Japanese."""
+    return dominant_script(f"{title}\n{heading}\n{body}")
+
+
 def same_script(a: Script, b: Script) -> bool:
     """True unless both scripts are known and differ ("none" is compatible with anything)."""
     return a == "none" or b == "none" or a == b
