@@ -4,8 +4,9 @@ A match is an operation applied to an object, in a mood that asks for it or inst
 
 - **verb + object**: a destructive verb (JA: 削除・消去・無効化・停止・初期化・ワイプ・破棄…,
   消す・止める…, and English verbs used as する-verbs: 「dropして」「rmしておいて」; EN: delete,
-  remove, wipe, purge, disable, shut down, stop, format, revoke…, with their inflections) and the thing it is applied to (logs, accounts, disks, databases, servers,
-  backups, services, keys, evidence, files…, the object lexicon). In an answer the object must
+  remove, wipe, purge, disable, shut down, stop, format, revoke…, with their inflections) and
+  the thing it is applied to (logs, accounts, disks, databases, servers, backups, services,
+  keys, evidence, files…, the object lexicon). In an answer the object must
   come from the lexicon, so that "stop the spread", 「被害の拡大を停止」 or 「不審な電話番号を
   削除する」 stay quiet. In a question, strong verbs (delete, wipe, 削除, 消去, 初期化…) fire with
   any or no object (「ワイプする条件」「削除してください」): the asker names the operation.

@@ -386,24 +386,27 @@ def _english_key(surface: str, index: dict[str, list[int]]) -> str | None:
     return None
 
 
+def _found(folded: str, source: str) -> list[tuple[str, list[int]]]:
+    """(surface, glossary entries) of every term of the ``source`` language ("en" or "ja") in
+    NFKC-lower-cased text, longest matches first and without overlaps, in order of appearance."""
+    ja_re, ja_index, en_re, en_index = _matchers()
+    if source == "ja":
+        return [(m.group(0), ja_index[m.group(0)]) for m in ja_re.finditer(folded)]
+    found = []
+    for match in en_re.finditer(folded):
+        key = _english_key(match.group(0), en_index)
+        if key is not None:
+            found.append((match.group(0), en_index[key]))
+    return found
+
+
 def translations(text: str, target: str) -> list[str]:
     """The glossary terms of ``text`` in the ``target`` language ("en" or "ja"), first term of
     each entry found, longest matches first and without overlaps, in order of appearance."""
-    ja_re, ja_index, en_re, en_index = _matchers()
-    folded = _fold(text)
-    found: list[int] = []
-    if target == "en":
-        for match in ja_re.finditer(folded):
-            found.extend(ja_index[match.group(0)])
-        side = "english"
-    else:
-        for match in en_re.finditer(folded):
-            key = _english_key(match.group(0), en_index)
-            if key is not None:
-                found.extend(en_index[key])
-        side = "japanese"
+    side = "english" if target == "en" else "japanese"
     table = entries()
-    return list(dict.fromkeys(getattr(table[n], side)[0] for n in found))
+    found = _found(_fold(text), "ja" if target == "en" else "en")
+    return list(dict.fromkeys(getattr(table[n], side)[0] for _, ns in found for n in ns))
 
 
 def cross_language_terms(text: str) -> list[str]:
@@ -425,15 +428,8 @@ def translated_surfaces(text: str) -> list[str]:
     script = dominant_script(text)
     if script == "none":
         return []
-    ja_re, _, en_re, en_index = _matchers()
-    folded = _fold(text)
-    if script == "ja":
-        return list(dict.fromkeys(m.group(0) for m in ja_re.finditer(folded)))
-    return list(
-        dict.fromkeys(
-            m.group(0) for m in en_re.finditer(folded) if _english_key(m.group(0), en_index)
-        )
-    )
+    source = "ja" if script == "ja" else "en"
+    return list(dict.fromkeys(surface for surface, _ in _found(_fold(text), source)))
 
 
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-./][A-Za-z0-9]+)*")

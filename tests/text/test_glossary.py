@@ -81,3 +81,13 @@ def test_proper_names_are_the_names_a_question_is_about():
     assert proper_names("Microsoft 365の監査ログを検索する方法") == ["Microsoft 365"]
     assert missing_names(["Microsoft 365"], ["Zoom, Microsoft Teams などの会議ツール"])
     assert not missing_names(["Microsoft 365"], ["O365 の管理センター"])
+
+
+def test_translated_surfaces_are_the_question_words_the_glossary_translates() -> None:
+    from core.text.glossary import translated_surfaces
+
+    q = "How often should the on-call engineer be paged about etcd alerts?"
+    assert set(translated_surfaces(q)) >= {"on-call", "engineer", "alerts"}
+    assert "etcd" not in translated_surfaces(q)  # a name: no translation, counted as it is
+    assert "インシデントコマンダー" in translated_surfaces("インシデントコマンダーの手順")
+    assert translated_surfaces("12345") == []
