@@ -47,6 +47,7 @@ import time
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -123,7 +124,13 @@ def file_language(name: str, folder: Path | None = None) -> str:
         return "ja"
     if top.endswith(("-en", "_en")) or top == "en" or folder is None:
         return "en"
-    path = folder / name
+    return _text_language(folder / name)
+
+
+@cache
+def _text_language(path: Path) -> str:
+    """The language ("ja" or "en") by the script of a text file's beginning (read once per file: many
+    questions expect the same file)."""
     if path.suffix.lower() not in (".md", ".markdown", ".html", ".htm", ".txt"):
         return "en"
     from core.text.script import dominant_script
