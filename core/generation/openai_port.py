@@ -44,13 +44,20 @@ class _Failure(Exception):
     """One attempt failed; ``retry_in`` is None when retrying cannot help."""
 
     def __init__(
-        self, reason: str, message: str, retry_in: float | None, *, told: bool = False
+        self,
+        reason: str,
+        message: str,
+        retry_in: float | None,
+        *,
+        told: bool = False,
+        silent: bool = False,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.message = message
         self.retry_in = retry_in
         self.told = told  # the server said when (Retry-After): no exponential backoff
+        self.silent = silent  # no reply at all (the client's own timeout)
 
     def wait_before(self, attempt: int) -> float | None:
         """Seconds to wait before attempt ``attempt + 1`` (exponential unless told)."""
@@ -96,7 +103,7 @@ def _classify(exc: BaseException, model: str) -> _Failure:
             BACKOFF_BASE_SEC,
         )
     if isinstance(exc, openai.APITimeoutError):
-        return _Failure(name, "LLM サーバーが応答しませんでした。", BACKOFF_BASE_SEC)
+        return _Failure(name, "LLM サーバーが応答しませんでした。", BACKOFF_BASE_SEC, silent=True)
     if isinstance(exc, openai.APIConnectionError):
         return _Failure(name, "LLM サーバーに接続できませんでした。", BACKOFF_BASE_SEC)
     return _Failure(name, "LLM の呼び出しに失敗しました。", None)
@@ -223,14 +230,17 @@ class OpenAIPort:
     def _gave_up(
         self, stage: str, started: float, budget: Budget, failure: Any, expired: bool, **kw: Any
     ) -> LLMCallError:
-        """The error after the last attempt: the deadline's, or the last failure's."""
-        if failure is None or expired or not failure.message:
+        """The error after the last attempt: the deadline's when the server stayed silent, else
+        the last failure's (an HTTP 500 is the cause even if the deadline ran out while retrying
+        it)."""
+        if failure is None or not failure.message or (expired and failure.silent):
             return self._timeout_error(
                 stage, started, budget, failure.reason if failure else "", **kw
             )
         attempts = kw["attempts"]
         message = failure.message + f"（{attempts} 回試行しました）"
-        return self._fail(stage, started, "error", failure.reason, message, **kw)
+        reason = failure.reason + (" ; deadline passed before another attempt" if expired else "")
+        return self._fail(stage, started, "error", reason, message, **kw)
 
     def _complete(
         self,

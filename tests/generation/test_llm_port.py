@@ -115,6 +115,20 @@ def test_retries_live_inside_the_budget_and_are_recorded(tmp_path, stub):
     assert error.call.attempts == 3 and seconds <= 1.5 + 1.0
 
 
+def test_a_server_error_is_named_even_when_the_deadline_ran_out_while_retrying_it(tmp_path, stub):
+    # the first-token deadline (0.3 s) passes during the 0.25 s backoff after a 500: the operator
+    # is told the server failed (HTTP 500), not that it was silent; a hang still reads as timeout
+    port = port_for(tmp_path, stub, llm_first_token_sec=0.3, llm_max_retries=3)
+    stub.queue(status=500)  # one attempt: 0.25 s of backoff leaves < 0.05 s of the 0.3 s
+    error, seconds = failure(lambda: list(port.stream("s", "u", stage="t")))
+    assert "HTTP 500" in error.user_message and not error.timed_out, error.user_message
+    assert error.call.failure == "error" and "deadline passed" in error.call.reason
+    assert seconds <= 1.5 + 1.0
+    stub.queue(hang=True)
+    error, _ = failure(lambda: list(port.stream("s", "u", stage="t")))
+    assert error.timed_out and "制限時間" in error.user_message
+
+
 def test_retry_after_is_honoured_only_when_it_fits(tmp_path, stub):
     port = port_for(tmp_path, stub)
     stub.queue(status=429, retry_after=0.2)
