@@ -697,10 +697,8 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         if _en_agent_governs(clause_text[: words[i][1]]):
             continue
         obj, obj_index = _en_object(lower, i, form, seg_of)
-        if verb.lemma == "remove" and re.search(
-            r"\bfrom\s+(the\s+)?(network|internet)\b", clause_text[words[i][2] :], _I
-        ):
-            continue
+        if verb.lemma == "remove" and _EN_REMOVE_FROM_SAFE.search(clause_text[words[i][2] :]):
+            continue  # isolation or membership: nothing is destroyed
         if obj or (verb.strong and form != "noun" and source == "question"):
             rule = "verb_object"
         elif source == "question" and verb.lemma in _EN_FLOOR and _en_verb_use(lower, i, form):
@@ -712,6 +710,16 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         phrase = clause_text[words[lo][1] : words[hi][2]]
         out.append(_match(phrase, source, rule, words[i][0], obj))
     return out
+
+
+# "remove X from <where>" where nothing is destroyed: isolation (the network) or leaving a
+# conversation, a rota or a group ("remove someone from the call", "from the on-call schedule").
+_EN_REMOVE_FROM_SAFE = re.compile(
+    r"\bfrom\s+(?:(?:the|this|that|a|an|our|your|their|its)\s+)?(?:[\w-]+\s+)?"
+    r"(?:network|internet|call|bridge|meeting|channel|chat|room|conversation|thread|schedule|"
+    r"rotation|roster|rota|distribution\s+list|mailing\s+list|group|team|escalation\s+policy)s?\b",
+    re.I,
+)
 
 
 def _en_agent_governs(before: str) -> bool:

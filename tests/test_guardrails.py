@@ -126,6 +126,8 @@ def test_question_requests_fire(question):
         "サービスが終了したら誰に連絡する？",
         "dropdown の選択肢を増やす方法は？",
         "ゴミ箱を空にする手順",
+        "Can I remove a responder from the incident bridge if they keep interrupting?",
+        "How do I remove myself from the on-call schedule for a week?",
     ],
 )
 def test_question_mentions_do_not_fire(question):
