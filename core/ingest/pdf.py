@@ -36,10 +36,15 @@
    line was wrapped: the next line's first word would not have fit before the right edge (of the
    page, or of a narrower column: see ``_right_edges``). The
    separator is a space between Latin characters and nothing when either side is Japanese (or
-   another script written without spaces). A word hyphenated across the break (``inci-`` /
-   ``dent``) is re-joined when the second part starts with a lower-case letter, unless the
-   document writes the hyphenated form elsewhere and never the joined one (``follow-up``);
-   before a capital or a digit the hyphen stays (``COVID-`` / ``19``).
+   another script written without spaces). A hyphen at the end of a line before a lower-case
+   word is read from the document itself (see ``_Hyphens``): kept when the document writes the
+   hyphenated form elsewhere and never the joined one (``follow-`` / ``up``), dropped when it
+   writes the joined form and never the hyphenated one (``inci-`` / ``dent``); otherwise
+   dropped only where the document hyphenates words at line ends (its own joined forms
+   outnumber its real hyphens there: typeset text), or where neither part is a word of the
+   document and the first is no usual prefix (``inci-`` / ``dent``). Word processors and browsers do not hyphenate: there
+   ``on-`` / ``premises`` and ``describe-`` / ``volumes`` are real hyphens. Before a capital or
+   a digit the hyphen stays (``COVID-`` / ``19``).
 6. **Lists and clean-up.** A bullet glyph at the start of a line (private-use U+E000-U+F8FF
    glyphs of symbol fonts, ``▪ • ● ◦ ■ □ ◆ ◇ ► ➢ ✓ ・`` and a lone ``o``) becomes ``- ``; other
    private-use glyphs are dropped; a missing space after a sentence end between Latin words
@@ -58,7 +63,7 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import SourceFileError
@@ -647,16 +652,133 @@ def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
     return a.x1 + space + b.first_word_width > edge - 0.5
 
 
-def _join_text(a: str, b: str, hyphenated: set[str], plain: set[str]) -> str:
+_STANDALONE = re.compile(r"(?<![A-Za-z-])[A-Za-z]+(?![A-Za-z-])")  # not part of "a-b"
+# usual first parts of compounds ("non-", "pre-", "self-", "on-", "off-", "well-")
+_PREFIXES = frozenset(
+    [
+        "anti",
+        "co",
+        "counter",
+        "cross",
+        "de",
+        "re",
+        "pre",
+        "post",
+        "non",
+        "mid",
+        "multi",
+        "self",
+        "semi",
+        "sub",
+        "super",
+        "inter",
+        "intra",
+        "over",
+        "under",
+        "un",
+        "ex",
+        "extra",
+        "micro",
+        "macro",
+        "meta",
+        "out",
+        "pseudo",
+        "quasi",
+        "trans",
+        "ultra",
+        "on",
+        "off",
+        "well",
+        "all",
+        "high",
+        "low",
+        "long",
+        "short",
+        "full",
+        "half",
+    ]
+)
+
+
+@dataclass(slots=True)
+class _Hyphens:
+    """What a line-end hyphen means in this document: ``hyphenated`` holds the pairs of parts
+    its hyphenated words join (``denial-of`` of ``denial-of-service``), ``plain`` the Latin
+    words it writes on their own; ``typeset`` is whether it hyphenates words at
+    line ends (its joined forms outnumber its real hyphens among the line-end hyphens)."""
+
+    hyphenated: set[str]
+    plain: set[str]
+    parts: set[str] = field(default_factory=set)  # the parts of its hyphenated words
+    typeset: bool = False
+
+    @classmethod
+    def of(cls, lines: list[str]) -> _Hyphens:
+        # the two parts of a line-end hyphen are no evidence of themselves
+        cut = list(lines)
+        for i, (a, b) in enumerate(itertools.pairwise(lines)):
+            if _HYPHEN_END.search(a):
+                cut[i] = _HYPHEN_END.sub("", cut[i])
+                cut[i + 1] = _WORD.sub("", cut[i + 1], count=1) if b[:1].isalpha() else cut[i + 1]
+        words = " ".join(cut)
+        found = cls(
+            {
+                f"{x}-{y}".lower()
+                for w in _WORD.findall(words)
+                for x, y in itertools.pairwise(w.split("-"))
+            },
+            {w.lower() for w in _STANDALONE.findall(words)},
+        )
+        found.parts = {part for pair in found.hyphenated for part in pair.split("-")}
+        soft = real = 0
+        for a, b in itertools.pairwise(lines):
+            evidence = found.evidence(a, b)
+            soft += evidence == "joined"
+            real += evidence == "hyphenated"
+        found.typeset = soft >= 2 and soft > real
+        return found
+
+    def split(self, a: str, b: str) -> tuple[str, str] | None:
+        """(first part, second part) when ``a`` ends in a hyphen before the lower-case ``b``."""
+        match = _HYPHEN_END.search(a)
+        if not (match and b[:1].isalpha() and b[:1].islower()):
+            return None
+        tail = _WORD.match(b)
+        return match.group(1), tail.group(0) if tail else ""
+
+    def evidence(self, a: str, b: str) -> str | None:
+        parts = self.split(a, b)
+        if parts is None:
+            return None
+        head, tail = parts
+        word = tail.split("-")[0]
+        written = f"{head}-{word}".lower() in self.hyphenated
+        joined = (head + word).lower() in self.plain
+        if written and not joined:
+            return "hyphenated"
+        if joined and not written:
+            return "joined"
+        return None
+
+    def keeps(self, a: str, b: str) -> bool:
+        """Whether the hyphen ending ``a`` before ``b`` is a real one."""
+        evidence = self.evidence(a, b)
+        if evidence is not None:
+            return evidence == "hyphenated"
+        if self.typeset:
+            return False
+        head, tail = self.split(a, b) or ("", "")
+        # "denial-" / "of-access": the compound goes on; "on-" / "premises": two words
+        if "-" in tail or sum(c.isupper() for c in head) >= 2:
+            return True  # "denial-" / "of-access" goes on; "ICT-" / "related": an acronym
+        words = self.plain | self.parts
+        return head.lower() in words | _PREFIXES or tail.lower() in words
+
+
+def _join_text(a: str, b: str, hyphens: _Hyphens) -> str:
     match = _HYPHEN_END.search(a)
     if match and b[:1].isalpha() and b[:1].islower():
-        head = match.group(1)
-        tail = _WORD.match(b)
-        word = tail.group(0).split("-")[0] if tail else ""
-        joined = (head + word).lower()
-        if f"{head}-{word}".lower() in hyphenated and joined not in plain:
-            return a + b
-        return a[:-1] + b
+        return a + b if hyphens.keeps(a, b) else a[:-1] + b
     if match or a.endswith(("—", "–")):
         return a + b  # "COVID-" + "19", "pre-" + "Windows": a real hyphen; a dash
     if a and b and (is_cjk(a[-1]) or is_cjk(b[0])):
@@ -673,9 +795,7 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
     edges = _right_edges(kept, pitch)
     lines = [ln for page in kept for ln in page]
     cleaned = [_clean(ln) for ln in lines]
-    words = " ".join(cleaned)
-    hyphenated = {w.lower() for w in _WORD.findall(words) if "-" in w}
-    plain = {w.lower() for w in re.findall(r"[A-Za-z]+", words)}
+    hyphens = _Hyphens.of(cleaned)
 
     blocks: list[tuple[PdfLine, str]] = []
     for line, text in zip(lines, cleaned, strict=True):
@@ -685,7 +805,7 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
             prev_line, prev_text = blocks[-1]
             edge = edges.get(id(prev_line), 0.0)
             if _joins(prev_line, line, pitch, edge):
-                merged = _join_text(prev_text, text, hyphenated, plain)
+                merged = _join_text(prev_text, text, hyphens)
                 carry = PdfLine(merged, line.page, line.y, line.x0, line.x1, line.size, False, 0.0)
                 edges[id(carry)] = edges.get(id(line), edge)
                 blocks[-1] = (carry, merged)

@@ -511,6 +511,46 @@ def test_hyphenated_words_are_rejoined_and_real_hyphens_kept(tmp_path: Path):
     assert "as well as pre-Windows systems" in doc.text
 
 
+def test_a_word_processor_s_hyphens_at_line_ends_are_real(tmp_path: Path):
+    # Word, LibreOffice and browsers do not hyphenate: a hyphen at a line end belongs to the
+    # word ("on-premises", a command's "describe-volumes", "denial-of-access"), even where the
+    # document writes the compound only once
+    pdf = new_pdf()
+    pdf.add_page()
+    _justified(
+        pdf,
+        [
+            "Ransomware in a cloud account differs from the traditional kind on-",
+            "premises: to list the disks of the host run the command aws ec2 describe-",
+            "volumes first, then read the ransom note for the threat of a denial-",
+            "of-access component and keep the volumes apart before you restore.",
+        ],
+    )
+    text = load(tmp_path, pdf).text
+    assert "the traditional kind on-premises" in text
+    assert "describe-volumes" in text and "a denial-of-access component" in text
+
+
+def test_a_typeset_document_s_line_end_hyphens_are_rejoined(tmp_path: Path):
+    # a document whose line-end hyphens mostly split words it writes whole elsewhere hyphenates
+    # at line ends: there a hyphen the document gives no other evidence for is dropped too
+    pdf = new_pdf()
+    pdf.add_page()
+    _justified(
+        pdf,
+        [
+            "Each incident needs a response plan, and the organization keeps its inci-",
+            "dent records for a year after it closes. The handlers write the re-",
+            "sponse plan in good time, together with the people of the organi-",
+            "zation, and they agree on who takes over the custody and the manage-",
+            "ment of the evidence. Every incident, response and organization policy is read.",
+        ],
+    )
+    text = load(tmp_path, pdf).text
+    assert "its incident records" in text and "the response plan" in text
+    assert "of the organization, and they" in text and "the management of the evidence" in text
+
+
 def test_english_lines_join_with_a_space_and_sentences_get_theirs(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
