@@ -528,6 +528,32 @@ def _consecutive(lines: list[PdfLine], chosen: list[PdfLine]) -> bool:
     return bool(where) and where == list(range(where[0], where[0] + len(where)))
 
 
+def _cover_title(pages: list[list[PdfLine]]) -> None:
+    """With an outline: the lines of the first page set in the document's largest size, when
+    that size is larger than the body's and used there only, in at most three lines in a row,
+    and no outline entry was placed on them, are its title (a cover title wrapped over two
+    lines is one title, not its first line)."""
+    body = [ln for lines in pages for ln in lines if not ln.flags & _DROPPED and ln.text.strip()]
+    if not body:
+        return
+    sizes: Counter[float] = Counter()
+    for line in body:
+        sizes[round(line.size * 2) / 2] += len(line.text.strip())
+    body_size = sizes.most_common(1)[0][0]
+    largest = max(sizes)
+    if largest < body_size + max(0.5, 0.08 * body_size):
+        return
+    chosen = [ln for ln in body if round(ln.size * 2) / 2 == largest]
+    first = chosen[0].page
+    if (
+        len(chosen) <= _MAX_TITLE_LINES
+        and all(ln.page == first and not ln.heading for ln in chosen)
+        and _consecutive(pages[first], chosen)
+    ):
+        for line in chosen:
+            line.title = True
+
+
 def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
     """A heading set over two lines (same level and size, a line apart) is one heading; so is a
     heading whose next line, in the same size and weight, goes on in lower case (a bold
@@ -867,6 +893,7 @@ def structure(
     _drop_contents(pages)
     if entries:
         _place_outline(entries, pages)
+        _cover_title(pages)
     else:
         _font_headings(pages)
     text, headings = _assemble(pages)

@@ -148,6 +148,20 @@ def test_outline_gives_headings_levels_and_spans(tmp_path: Path):
     assert section_of(doc, "Precursors and indicators") == ("2 Detection", "Signs of an Incident")
 
 
+def test_a_cover_title_over_two_lines_is_the_title_of_a_pdf_with_an_outline(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "IRP-Phishing: Credential Phishing", 22, "B")
+    write(pdf, "in Cloud Mail Environments", 22, "B")
+    write(pdf, "Version 2.1, owned by the security operations team. " + LOREM)
+    pdf.start_section("Overview", level=0)
+    write(pdf, "Overview", 16, "B")
+    write(pdf, "This playbook covers phishing that harvests credentials. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert doc.title == "IRP-Phishing: Credential Phishing in Cloud Mail Environments"
+    assert tree(doc) == [(1, "Overview")]
+
+
 def test_a_flat_outline_is_nested_by_its_numbers(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
