@@ -13,8 +13,9 @@
    number are entries too, up to the first line that is none and is not followed by one, and so
    is a line followed by an entry (a wrapped entry). Entries are
    dropped from the text: they repeat the titles that the headings already carry and, indexed,
-   they match every question without answering any. The contents' own heading stays (as a
-   heading with an empty body, it makes no chunk).
+   they match every question without answering any. The contents' own heading goes with them
+   when entries follow it on its page: kept, it would head whatever comes after the contents
+   (a cover's version and disclaimer, the first section's lead).
 4. **Headings.** With an outline (bookmarks), each entry is placed on its destination page: its
    title is looked for, compared without case, blanks, punctuation or leading numbering, at the
    start of one to four consecutive lines (nearest to the bookmark's ``/Top`` when several
@@ -203,6 +204,12 @@ def _drop_contents(pages: list[list[PdfLine]]) -> None:
                 has_entries = sum("contents" in ln.flags for ln in body) >= 3
                 if has_entries and not line.text.rstrip().endswith((".", "。")):
                     line.flags.add("contents")
+        # the contents' own heading goes with its entries: kept, it would head what follows
+        for number, line in enumerate(body):
+            if "contents-title" in line.flags and any(
+                "contents" in ln.flags for ln in body[number + 1 :]
+            ):
+                line.flags.add("contents")
 
 
 # --- headings ---------------------------------------------------------------------------------

@@ -369,7 +369,6 @@ def test_table_of_contents_is_dropped_and_never_a_heading(tmp_path: Path):
     assert ".........." not in doc.text
     assert doc.text.count("3. Recovery") == 1
     assert tree(doc) == [
-        (1, "Table of Contents"),
         (1, "1. Preparation"),
         (1, "2. Detection and Analysis"),
         (1, "3. Recovery"),
@@ -391,7 +390,23 @@ def test_contents_without_leaders_after_a_contents_heading(tmp_path: Path):
     write(pdf, "Call the lead. " + LOREM)
     doc = load(tmp_path, pdf)
     assert "Contacts" not in doc.text
-    assert [t for _, t in tree(doc)] == ["Contents", "Overview", "Escalation"]
+    assert [t for _, t in tree(doc)] == ["Overview", "Escalation"]
+
+
+def test_what_follows_the_contents_is_not_under_a_contents_heading(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Table of Contents", 16, "B")
+    write(pdf, f"Overview {'.' * 60} 2")
+    write(pdf, f"Escalation {'.' * 60} 2")
+    write(pdf, "Document owner: SOC lead. Review every six months.")
+    pdf.add_page()
+    write(pdf, "Overview", 16, "B")
+    write(pdf, "What this covers. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert "Table of Contents" not in doc.text
+    assert section_of(doc, "Document owner") == ()
+    assert tree(doc)[0] == (1, "Overview")
 
 
 def test_contents_end_where_the_body_starts_on_the_same_page(tmp_path: Path):
