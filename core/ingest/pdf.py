@@ -469,6 +469,24 @@ _CHAPTER_LEVEL = {"章": 1, "節": 2, "項": 3}
 _URL_LIKE = re.compile(r"://|^www\.|\bdoi\.org/", re.IGNORECASE)
 
 
+# a sentence ends inside the line ("destroyed. Proceed", "P1. Proceed"; not "10. Recovery")
+_SENTENCE_INSIDE = re.compile(r"(?:[a-z)]|(?<=[A-Za-z])[0-9]+)[.!?]\s+[A-Z]")
+
+
+def _looks_like_a_title(text: str) -> bool:
+    """What a bold or large line must look like to be a heading: not a table row (``a | b``),
+    not a number alone (``33/34``), not a callout (a leading symbol: ⚠ 📌), not one line of a
+    wrapped sentence or cell (a parenthesis left open or closed: ``SOC 2 (Trust Services``),
+    not two sentences (``… → P1 immediately. If the activity…``)."""
+    if " | " in text or not any(ch.isalpha() for ch in text):
+        return False
+    if unicodedata.category(text[0]) == "So" or text[0] in "⚠⚡✅❗❕":
+        return False
+    if text.count("(") != text.count(")") or text.count("[") != text.count("]"):
+        return False
+    return not _SENTENCE_INSIDE.search(text)
+
+
 def _font_headings(pages: list[list[PdfLine]]) -> None:
     """Headings by size and weight, or by numbering in a one-font PDF (module docstring)."""
     body = [ln for lines in pages for ln in lines if not ln.flags & _DROPPED]
@@ -489,6 +507,8 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
             return None  # a list item in bold, or a URL in a large font
         if text[:1].islower():
             return None  # the wrapped end of a bold sentence ("and applications")
+        if not _looks_like_a_title(text):
+            return None
         size = round(line.size * 2) / 2
         if size >= body_size + max(0.5, 0.08 * body_size):
             return (size, line.bold)

@@ -256,6 +256,26 @@ def test_a_bold_sentence_heading_wrapped_over_lines_is_one_heading(tmp_path: Pat
     assert section_of(doc, "Incidents can occur")[-1] == heading
 
 
+def test_bold_table_rows_cell_pieces_and_sentences_are_not_headings(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Scope", 14, "B")
+    write(pdf, "This playbook covers ransomware. " + LOREM)
+    pdf.set_font("Helvetica", style="B", size=11)
+    pdf.cell(60, 6, "Role")  # a table's header row: cells set far apart
+    pdf.cell(60, 6, "Responsibility")
+    pdf.cell(50, 6, "When to Engage", new_x="LMARGIN", new_y="NEXT")
+    write(pdf, "SOC 2 (Trust Services", 11, "B")  # a bold cell wrapped over two lines
+    write(pdf, "Criteria)", 11, "B")
+    write(pdf, "If data is being destroyed, it is P1. Proceed to containment now", 11, "B")
+    write(pdf, "33/34", 11, "B")
+    write(pdf, "Escalation", 14, "B")
+    write(pdf, "Call the duty manager. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [(1, "Scope"), (1, "Escalation")]
+    assert section_of(doc, "Criteria)") == ("Scope",)
+
+
 def test_bold_body_size_headings_rank_below_larger_ones(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
