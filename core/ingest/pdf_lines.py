@@ -46,9 +46,14 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 class FontWidths:
     """Text widths from the font's own metrics (pypdf), cached per font dictionary.
 
-    pypdf keys the widths of composite (Type0, CID) fonts by glyph id rather than by character,
-    so for those, and whenever metrics are missing, the width is estimated: 1 em for Japanese
-    and other full-width characters, half an em for the rest.
+    pypdf keys a font's widths by character *code*. The text it extracts is Unicode, which is the
+    code only in a font with a standard encoding: a subset font (what Word, LibreOffice and
+    browsers embed) numbers its glyphs 1, 2, 3… and maps them to Unicode in its ``/ToUnicode``
+    map, so its widths are re-keyed through that map (a width looked up by the Unicode character
+    would be another glyph's, and lines would seem to end past the page). The same map leads
+    from the text to the glyph ids of a composite (Type0, CID) font. Without such a map, and
+    whenever metrics are missing, the width is estimated: 1 em for Japanese and other
+    full-width characters, half an em for the rest.
     """
 
     def __init__(self) -> None:
@@ -60,10 +65,11 @@ class FontWidths:
         if key not in self._cache:
             font = None
             try:
-                if font_dict.get("/Subtype") != "/Type0":
-                    from pypdf.generic._font import Font
+                from pypdf.generic._font import Font
 
-                    font = Font.from_font_resource(font_dict)
+                font = Font.from_font_resource(font_dict)
+                if font_dict.get("/Subtype") == "/Type0" and not font.character_map:
+                    font = None  # widths by glyph id, and no way from the text to the glyph
             except Exception:  # private API or an odd font: estimate instead
                 font = None
             self._cache[key] = font
@@ -71,10 +77,27 @@ class FontWidths:
         font = self._cache[key]
         if font is not None:
             try:
-                return font.get_text_width(text) / 1000 * size
+                widths = _unicode_widths(font)
+                default = font.character_widths.get("default", 500)
+                return sum(widths.get(ch, default) for ch in text) / 1000 * size
             except Exception:
                 pass
         return estimate_width(text, size)
+
+
+def _unicode_widths(font: Any) -> dict[str, float]:
+    """The font's widths by Unicode character: re-keyed through its ``/ToUnicode`` map where it
+    has one, else as pypdf keys them (the code is the character)."""
+    cached = getattr(font, "_wb_unicode_widths", None)
+    if cached is not None:
+        return cached
+    by_code = font.character_widths
+    widths = dict(by_code)
+    for code, char in (font.character_map or {}).items():
+        if isinstance(code, str) and isinstance(char, str) and len(char) == 1 and code in by_code:
+            widths[char] = by_code[code]
+    font._wb_unicode_widths = widths
+    return widths
 
 
 def estimate_width(text: str, size: float) -> float:
@@ -101,6 +124,8 @@ class _Run:
     size: float
     bold: bool
     symbol: bool
+    font: Any = None  # the font dictionary and the horizontal size, to measure a part of it
+    em: float = 0.0
 
 
 def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
@@ -138,6 +163,8 @@ def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
                     size,
                     bool(_BOLD_NAME.search(name)),
                     bool(_SYMBOL_FONT.search(name)),
+                    font_dict,
+                    float(font_size) * scale_x,
                 )
             )
 
@@ -199,7 +226,11 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
                     x1=max((r.x1 for r in positioned), default=0.0),
                     size=sizes.most_common(1)[0][0],
                     bold=bold >= _BOLD_SHARE * total,
-                    first_word_width=estimate_width(word, first.size),
+                    first_word_width=(
+                        fonts.width(first.font, word, first.em)
+                        if first.font is not None and word in first.text
+                        else estimate_width(word, first.size)
+                    ),
                     symbol_start=first.symbol and len(first.text.strip()) == 1,
                 )
             )

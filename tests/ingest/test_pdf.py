@@ -13,10 +13,11 @@ import pytest
 from fontTools.fontBuilder import FontBuilder
 from fontTools.pens.ttGlyphPen import TTGlyphPen
 from fpdf import FPDF
+from pypdf import PdfReader
 
 from core.errors import SourceFileError
 from core.ingest.loaders import load_file
-from core.ingest.pdf_lines import is_cjk
+from core.ingest.pdf_lines import FontWidths, is_cjk
 from core.schemas.documents import Document
 from core.text.chunking import chunk_document
 from core.text.normalize import normalize_text
@@ -35,8 +36,9 @@ JA_PARAGRAPH = (
 PUA_BULLET = "\uf0a7"
 
 
-def make_font(path: Path, bold: bool = False) -> Path:
-    """A TrueType font with a box glyph for ASCII, the Japanese test text and bullet glyphs."""
+def make_font(path: Path, bold: bool = False, latin_width: int = 500) -> Path:
+    """A TrueType font with a box glyph for ASCII, the Japanese test text and bullet glyphs;
+    ``latin_width``: the advance of the ASCII glyphs (per 1000 em)."""
     chars = {chr(c) for c in range(0x20, 0x7F)}
     chars |= set(JA_PARAGRAPH + "手順書目的範囲概要連絡先対応確認項目") | set("▪•" + PUA_BULLET)
     cmap = {ord(ch): f"g{ord(ch):05X}" for ch in sorted(chars)}
@@ -57,10 +59,10 @@ def make_font(path: Path, bold: bool = False) -> Path:
     builder.setupGlyf(glyphs)
     widths = {".notdef": 500}
     for code, name in cmap.items():
-        widths[name] = 1000 if is_cjk(chr(code)) else 500
+        widths[name] = 1000 if is_cjk(chr(code)) else latin_width
     builder.setupHorizontalMetrics({name: (width, 0) for name, width in widths.items()})
     builder.setupHorizontalHeader(ascent=880, descent=-120)
-    family = "WbTestBold" if bold else "WbTest"
+    family = ("WbTestBold" if bold else "WbTest") + ("" if latin_width == 500 else "Wide")
     builder.setupNameTable(
         {"familyName": family, "styleName": "Bold" if bold else "Regular", "psName": family}
     )
@@ -610,6 +612,22 @@ def test_english_lines_join_with_a_space_and_sentences_get_theirs(tmp_path: Path
     assert "attack. Don't reboot" in doc.text
     assert LOREM in doc.text  # the wrapped paragraph is one line again, words spaced
     assert "A short line.\nAnother paragraph" in doc.text
+
+
+def test_lines_of_an_embedded_subset_font_join_by_its_own_widths(tmp_path: Path):
+    # fpdf2 embeds a TrueType font as a subset with glyph ids for codes and a /ToUnicode map,
+    # as Word, LibreOffice and Chromium do: a wide font's lines wrap early by half-an-em
+    # estimates, so the widths must come from the font through that map
+    pdf = new_pdf()
+    pdf.add_font("wide", fname=str(make_font(tmp_path / "wide.ttf", latin_width=720)))
+    pdf.add_page()
+    write(pdf, LOREM, family="wide")
+    write(pdf, "A short line.", family="wide")
+    assert LOREM in load(tmp_path, pdf).text
+    page = PdfReader(tmp_path / "doc.pdf").pages[0]
+    (font,) = [f.get_object() for f in page["/Resources"]["/Font"].values()]
+    assert font["/Subtype"] == "/Type0"  # glyph ids for codes, a /ToUnicode map to the text
+    assert FontWidths().width(font, "Responders", 10) == pytest.approx(10 * 7.2)
 
 
 def test_japanese_lines_join_without_a_space(tmp_path: Path, font: Path):
