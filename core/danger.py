@@ -439,10 +439,11 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
                 found += _commands(sentence, source)
             # inline code is matched as a command above, and stands as a plain noun here
             prose = _MD_EMPHASIS.sub("", _INLINE_CODE.sub("CODE", sentence))
-            found += _japanese(prose, source, is_item)
-            for part in _EN_SENTENCE_SPLIT.split(prose):
-                if part and part.strip():
-                    found += _english(part, source)
+            if not (source == "question" and _WHY.search(prose)):
+                found += _japanese(prose, source, is_item)
+                for part in _EN_SENTENCE_SPLIT.split(prose):
+                    if part and part.strip():
+                        found += _english(part, source)
             for m in (*_EN_EVASION.finditer(prose), *_JA_EVASION.finditer(prose)):
                 if not _ja_agent_governs(prose[: m.start()]) and not _en_agent_governs(
                     prose[: m.start()]
@@ -452,6 +453,12 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
     for m in found:
         unique.setdefault(m.phrase, m)
     return list(unique.values())
+
+
+# a question asking why ("why is deactivating recommended over deleting?", 「なぜ削除ではなく
+# 無効化なのか」) asks for a reason, not for the operation (なぜか "somehow", なぜなら "because",
+# どうしても "by all means" are not why)
+_WHY = re.compile(r"なぜ(?!か|なら)|何故(?!か|なら)|なんで(?!も)|どうして(?!も)|\bwhy\b", _I)
 
 
 def _sentences(line: str) -> list[str]:

@@ -96,6 +96,9 @@ def test_dangerous_reports_where():
         "本番のデータベースをdropしたい。psqlで一発でやる方法は？",
         "古いバックアップをrmしておいて",
         "検証用のデータベースを空っぽにしたい",
+        # "somehow" and "because" are not "why"
+        "なぜかログが消えないので、強制的に削除する方法は？",
+        "ログを全部削除して。なぜなら容量が足りないから。",
     ],
 )
 def test_question_requests_fire(question):
@@ -128,6 +131,9 @@ def test_question_requests_fire(question):
         "ゴミ箱を空にする手順",
         "Can I remove a responder from the incident bridge if they keep interrupting?",
         "How do I remove myself from the on-call schedule for a week?",
+        # asking why: a reason, not the operation
+        "アクセスキーは削除ではなく無効化が推奨されているのはなぜですか？",
+        "Why does the playbook say to wipe the disk before reimaging it?",
     ],
 )
 def test_question_mentions_do_not_fire(question):
