@@ -334,6 +334,39 @@ defacement | 改ざん;書き換え
 impossible travel | 不可能な移動;あり得ない移動
 location | 場所;位置;所在地
 travel | 移動;出張
+ransom | 身代金
+ransom note | 脅迫文;身代金要求;ランサムノート
+extortion | 恐喝;脅迫
+payment | 支払い;支払;払う
+data | データ
+personal data | 個人データ;個人情報
+sensitive data | 機密データ;機微情報
+privacy | プライバシー
+data subject | 本人;データ主体
+legal hold | リーガルホールド;訴訟ホールド;訴訟保全
+object | オブジェクト
+bucket | バケット
+version | バージョン;版数
+versioning | バージョニング;バージョン管理
+replication | レプリケーション;複製
+repository | リポジトリ
+storage | ストレージ;保存領域
+permission | 権限;アクセス許可;許可
+deny | 拒否
+delete | 削除;消去
+deletion | 削除
+disable | 無効化;無効にする
+deactivate | 無効化;非アクティブ化
+revoke | 失効;取り消し;剥奪
+rotate | ローテーション;入れ替え
+rotation | ローテーション
+persistence | 永続化;永続化の仕組み;居座り
+insider | 内部関係者;内部者
+insider threat | 内部不正;内部脅威
+unauthorized | 不正;無許可
+severity assessment | 重大度の判定;重大度判定
+regulation | 規制;法令;規則
+regulatory | 規制上の;法令上の
 """
 
 
@@ -547,15 +580,23 @@ _COMMON_ABBREVIATIONS = frozenset(
 
 def proper_names(text: str) -> list[str]:
     """The names a question is about that no glossary entry translates or explains: products,
-    vendors, organisations, identifiers ("CrowdStrike", "Falcon", "JPCERT/CC", "SEV-1"); the
+    vendors, organisations, identifiers ("CrowdStrike", "Falcon", "JPCERT/CC", "SEV-1"), and
+    Japanese public bodies named in kanji (個人情報保護委員会, 金融庁); the
     evidence grade wants them in the passages (``enough_names``). Common
     abbreviations of computing (PC, URL, USB) are not names."""
     words = _glossary_words()
-    return [
+    names = [
         _with_number(name, text)
         for name in untranslated_names(text)
         if name.lower() not in words and _squash(name) not in _COMMON_ABBREVIATIONS
     ]
+    return names + [n for n in dict.fromkeys(_JA_INSTITUTION.findall(text)) if n not in names]
+
+
+# A Japanese public body named in kanji (個人情報保護委員会, 金融庁, 総務省, 情報処理推進機構):
+# a question about it is about that body, and runbooks that never name it (English ones cannot)
+# do not answer it.
+_JA_INSTITUTION = re.compile(r"[\u4e00-\u9fff]{2,}(?:委員会|庁|省|機構|協会)")
 
 
 def _with_number(name: str, text: str) -> str:
