@@ -82,7 +82,9 @@ def test_proper_names_are_the_names_a_question_is_about():
     assert missing_names(["Microsoft 365"], ["Zoom, Microsoft Teams などの会議ツール"])
     assert not missing_names(["Microsoft 365"], ["O365 の管理センター"])
     # a Japanese public body named in kanji is a name; an internal committee is not
-    assert proper_names("漏えいを個人情報保護委員会に何日以内に報告する？") == ["個人情報保護委員会"]
+    assert proper_names("漏えいを個人情報保護委員会に何日以内に報告する？") == [
+        "個人情報保護委員会"
+    ]
     assert proper_names("金融庁とJPCERT/CCへの報告は必要？") == ["JPCERT/CC", "金融庁"]
     assert proper_names("情報セキュリティ委員会の承認は必要？") == []
     assert missing_names(["金融庁"], ["Notify the regulator within 72 hours."]) == ["金融庁"]
