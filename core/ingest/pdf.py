@@ -499,7 +499,13 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
 
     def style(line: PdfLine) -> tuple[float, bool] | None:
         text = line.text.strip()
-        if len(text) > _MAX_HEADING_CHARS or text.endswith(_NOT_HEADING_END):
+        if len(text) > _MAX_HEADING_CHARS:
+            return None
+        if text.endswith(_NOT_HEADING_END) and not (
+            text.endswith((":", "：")) and line.bold and len(text.split()) >= 3
+        ):
+            # a bold clause ending in a colon heads what follows it ("If the credential is a
+            # console password:"); a run-in label of a word or two does not ("Owners:")
             return None
         if text.endswith(".") and not re.search(r"(?:^|\s)(?:\d+|[A-Z])(?:\.\d+)*\.$", text):
             return None  # a sentence set in bold, not a heading ("Chapter 3." and "A." are)

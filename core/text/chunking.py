@@ -68,8 +68,9 @@ __all__ = [
 # 8: Markdown ``####`` headings are sections, as ``h4`` in HTML and Heading 4 in Word.
 # 9: PDF read anew: real hyphens kept at line ends of word-processor exports, subset fonts
 # measured through their /ToUnicode map (paragraphs joined), the contents' heading dropped, a
-# cover title wrapped over lines, table rows and callouts never headings.
-CHUNKER_VERSION = 9
+# cover title wrapped over lines, table rows and callouts never headings. 10: a bold clause
+# ending in a colon is a PDF heading ("If the credential is a console password:").
+CHUNKER_VERSION = 10
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -291,13 +291,20 @@ def test_bold_body_size_headings_rank_below_larger_ones(tmp_path: Path):
     write(pdf, "After the lessons-learned meeting. " + LOREM)
     write(pdf, "Owners:", 11, "B")  # a run-in label ending in a colon is not
     write(pdf, "The incident lead. " + LOREM)
+    write(pdf, "If the host is still encrypting files:", 11, "B")  # a bold clause with one is
+    write(pdf, "- Pull the network cable and keep the host powered on.")
     doc = load(tmp_path, pdf)
     assert tree(doc) == [
         (1, "Eradication"),
         (2, "Rebuilding hosts"),
         (1, "Recovery"),
         (2, "When is the incident closed?"),
+        (2, "If the host is still encrypting files:"),
     ]
+    assert section_of(doc, "Pull the network cable") == (
+        "Recovery",
+        "If the host is still encrypting files:",
+    )
     assert section_of(doc, "known-good image") == ("Eradication", "Rebuilding hosts")
 
 
