@@ -24,9 +24,12 @@
    the outline's nesting, deepened by numbers where the outline is flatter than they are
    (``2.3.1`` under ``2.3``). Without an outline: the body size is the size that carries the most
    characters; a short line (at most 120 characters, not ending in a comma, colon, semicolon,
-   ``!`` or a sentence-ending period; a question may be a heading) set larger than the body, or bold at the body size (at least 90 % of its characters),
-   is a heading; a style (size, weight) that occurs once on the first page as its largest text is
-   the document's title, not a heading. A numbered heading's level is its depth (``2.3.1`` is 3,
+   ``!`` or a sentence-ending period; a question may be a heading, and so may a bold clause of
+   three words or more ending in a colon) set larger than the body, or bold at the body size
+   (at least 90 % of its characters), is a heading, unless it is a table row, a callout, a
+   piece of a wrapped cell or two sentences (``_looks_like_a_title``); a style (size, weight) that occurs once on the first page as its largest text is
+   the document's title, not a heading (with an outline, the same largest first-page text is the
+   title: ``_cover_title``). A numbered heading's level is its depth (``2.3.1`` is 3,
    章/節/項 1/2/3); any other's is the rank of its style (size, then bold first) among the
    styles used by two headings or more (see ``_style_levels``). A heading set over two lines is
    one heading. A PDF in one font gets the numbered headings of
@@ -43,9 +46,9 @@
    writes the joined form and never the hyphenated one (``inci-`` / ``dent``); otherwise
    dropped only where the document hyphenates words at line ends (its own joined forms
    outnumber its real hyphens there: typeset text), or where neither part is a word of the
-   document and the first is no usual prefix (``inci-`` / ``dent``). Word processors and browsers do not hyphenate: there
-   ``on-`` / ``premises`` and ``describe-`` / ``volumes`` are real hyphens. Before a capital or
-   a digit the hyphen stays (``COVID-`` / ``19``).
+   document and the first is no usual prefix (``inci-`` / ``dent``). Word processors and
+   browsers do not hyphenate: there ``on-`` / ``premises`` and ``describe-`` / ``volumes`` are
+   real hyphens. Before a capital or a digit the hyphen stays (``COVID-`` / ``19``).
 6. **Lists and clean-up.** A bullet glyph at the start of a line (private-use U+E000-U+F8FF
    glyphs of symbol fonts, ``▪ • ● ◦ ■ □ ◆ ◇ ► ➢ ✓ ・`` and a lone ``o``) becomes ``- ``; other
    private-use glyphs are dropped; a missing space after a sentence end between Latin words
@@ -487,12 +490,18 @@ def _looks_like_a_title(text: str) -> bool:
     return not _SENTENCE_INSIDE.search(text)
 
 
+def _size_counts(lines: list[PdfLine]) -> Counter[float]:
+    """Characters set in each size (to the half point): the most common is the body's."""
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        sizes[round(line.size * 2) / 2] += len(line.text.strip())
+    return sizes
+
+
 def _font_headings(pages: list[list[PdfLine]]) -> None:
     """Headings by size and weight, or by numbering in a one-font PDF (module docstring)."""
     body = [ln for lines in pages for ln in lines if not ln.flags & _DROPPED]
-    sizes: Counter[float] = Counter()
-    for line in body:
-        sizes[round(line.size * 2) / 2] += len(line.text.strip())
+    sizes = _size_counts(body)
     if not sizes:
         return
     body_size = sizes.most_common(1)[0][0]
@@ -567,11 +576,9 @@ def _cover_title(pages: list[list[PdfLine]]) -> None:
     and no outline entry was placed on them, are its title (a cover title wrapped over two
     lines is one title, not its first line)."""
     body = [ln for lines in pages for ln in lines if not ln.flags & _DROPPED and ln.text.strip()]
-    if not body:
+    sizes = _size_counts(body)
+    if not sizes:
         return
-    sizes: Counter[float] = Counter()
-    for line in body:
-        sizes[round(line.size * 2) / 2] += len(line.text.strip())
     body_size = sizes.most_common(1)[0][0]
     largest = max(sizes)
     if largest < body_size + max(0.5, 0.08 * body_size):
