@@ -57,46 +57,40 @@ class FontWidths:
     """
 
     def __init__(self) -> None:
-        self._cache: dict[int, Any] = {}
+        # per font dictionary: its widths by Unicode character and its default width, or None
+        self._cache: dict[int, tuple[dict[str, float], float] | None] = {}
         self._keep: list[Any] = []
 
     def width(self, font_dict: Any, text: str, size: float) -> float:
         key = id(font_dict)
         if key not in self._cache:
-            font = None
+            metrics = None
             try:
                 from pypdf.generic._font import Font
 
                 font = Font.from_font_resource(font_dict)
-                if font_dict.get("/Subtype") == "/Type0" and not font.character_map:
-                    font = None  # widths by glyph id, and no way from the text to the glyph
+                # a composite font without a map: widths by glyph id, no way from text to glyph
+                if font_dict.get("/Subtype") != "/Type0" or font.character_map:
+                    metrics = (_unicode_widths(font), font.character_widths.get("default", 500))
             except Exception:  # private API or an odd font: estimate instead
-                font = None
-            self._cache[key] = font
+                metrics = None
+            self._cache[key] = metrics
             self._keep.append(font_dict)
-        font = self._cache[key]
-        if font is not None:
-            try:
-                widths = _unicode_widths(font)
-                default = font.character_widths.get("default", 500)
-                return sum(widths.get(ch, default) for ch in text) / 1000 * size
-            except Exception:
-                pass
-        return estimate_width(text, size)
+        metrics = self._cache[key]
+        if metrics is None:
+            return estimate_width(text, size)
+        widths, default = metrics
+        return sum(widths.get(ch, default) for ch in text) / 1000 * size
 
 
 def _unicode_widths(font: Any) -> dict[str, float]:
     """The font's widths by Unicode character: re-keyed through its ``/ToUnicode`` map where it
     has one, else as pypdf keys them (the code is the character)."""
-    cached = getattr(font, "_wb_unicode_widths", None)
-    if cached is not None:
-        return cached
     by_code = font.character_widths
     widths = dict(by_code)
     for code, char in (font.character_map or {}).items():
         if isinstance(code, str) and isinstance(char, str) and len(char) == 1 and code in by_code:
             widths[char] = by_code[code]
-    font._wb_unicode_widths = widths
     return widths
 
 
