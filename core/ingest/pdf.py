@@ -67,7 +67,7 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from core.errors import SourceFileError
@@ -720,63 +720,26 @@ def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
 
 _STANDALONE = re.compile(r"(?<![A-Za-z-])[A-Za-z]+(?![A-Za-z-])")  # not part of "a-b"
 # usual first parts of compounds ("non-", "pre-", "self-", "on-", "off-", "well-")
-_PREFIXES = frozenset(
-    [
-        "anti",
-        "co",
-        "counter",
-        "cross",
-        "de",
-        "re",
-        "pre",
-        "post",
-        "non",
-        "mid",
-        "multi",
-        "self",
-        "semi",
-        "sub",
-        "super",
-        "inter",
-        "intra",
-        "over",
-        "under",
-        "un",
-        "ex",
-        "extra",
-        "micro",
-        "macro",
-        "meta",
-        "out",
-        "pseudo",
-        "quasi",
-        "trans",
-        "ultra",
-        "on",
-        "off",
-        "well",
-        "all",
-        "high",
-        "low",
-        "long",
-        "short",
-        "full",
-        "half",
-    ]
-)
+_PREFIXES = frozenset((
+    "anti", "co", "counter", "cross", "de", "re", "pre", "post", "non", "mid", "multi", "self",
+    "semi", "sub", "super", "inter", "intra", "over", "under", "un", "ex", "extra", "micro",
+    "macro", "meta", "out", "pseudo", "quasi", "trans", "ultra", "on", "off", "well", "all",
+    "high", "low", "long", "short", "full", "half",
+))  # fmt: skip
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Hyphens:
     """What a line-end hyphen means in this document: ``hyphenated`` holds the pairs of parts
     its hyphenated words join (``denial-of`` of ``denial-of-service``), ``plain`` the Latin
-    words it writes on their own; ``typeset`` is whether it hyphenates words at
-    line ends (its joined forms outnumber its real hyphens among the line-end hyphens)."""
+    words it writes on their own, ``known`` those and the parts of its hyphenated words;
+    ``typeset`` is whether it hyphenates words at line ends (its joined forms outnumber its
+    real hyphens among the line-end hyphens)."""
 
-    hyphenated: set[str]
-    plain: set[str]
-    parts: set[str] = field(default_factory=set)  # the parts of its hyphenated words
-    typeset: bool = False
+    hyphenated: frozenset[str]
+    plain: frozenset[str]
+    known: frozenset[str]
+    typeset: bool
 
     @classmethod
     def of(cls, lines: list[str]) -> _Hyphens:
@@ -787,65 +750,60 @@ class _Hyphens:
                 cut[i] = _HYPHEN_END.sub("", cut[i])
                 cut[i + 1] = _WORD.sub("", cut[i + 1], count=1) if b[:1].isalpha() else cut[i + 1]
         words = " ".join(cut)
-        found = cls(
-            {
-                f"{x}-{y}".lower()
-                for w in _WORD.findall(words)
-                for x, y in itertools.pairwise(w.split("-"))
-            },
-            {w.lower() for w in _STANDALONE.findall(words)},
+        pairs = frozenset(
+            f"{x}-{y}".lower()
+            for w in _WORD.findall(words)
+            for x, y in itertools.pairwise(w.split("-"))
         )
-        found.parts = {part for pair in found.hyphenated for part in pair.split("-")}
-        soft = real = 0
-        for a, b in itertools.pairwise(lines):
-            evidence = found.evidence(a, b)
-            soft += evidence == "joined"
-            real += evidence == "hyphenated"
-        found.typeset = soft >= 2 and soft > real
-        return found
+        plain = frozenset(w.lower() for w in _STANDALONE.findall(words))
+        known = plain | {part for pair in pairs for part in pair.split("-")}
+        found = cls(pairs, plain, known, typeset=False)
+        evidence = [
+            found.evidence(parts)
+            for a, b in itertools.pairwise(lines)
+            if (parts := _split(a, b)) is not None
+        ]
+        soft, real = evidence.count("joined"), evidence.count("hyphenated")
+        return cls(pairs, plain, known, typeset=soft >= 2 and soft > real)
 
-    def split(self, a: str, b: str) -> tuple[str, str] | None:
-        """(first part, second part) when ``a`` ends in a hyphen before the lower-case ``b``."""
-        match = _HYPHEN_END.search(a)
-        if not (match and b[:1].isalpha() and b[:1].islower()):
-            return None
-        tail = _WORD.match(b)
-        return match.group(1), tail.group(0) if tail else ""
-
-    def evidence(self, a: str, b: str) -> str | None:
-        parts = self.split(a, b)
-        if parts is None:
-            return None
+    def evidence(self, parts: tuple[str, str]) -> str | None:
+        """ "hyphenated" or "joined" when the document writes the word only one way."""
         head, tail = parts
         word = tail.split("-")[0]
         written = f"{head}-{word}".lower() in self.hyphenated
         joined = (head + word).lower() in self.plain
-        if written and not joined:
-            return "hyphenated"
-        if joined and not written:
-            return "joined"
+        if written != joined:
+            return "hyphenated" if written else "joined"
         return None
 
-    def keeps(self, a: str, b: str) -> bool:
-        """Whether the hyphen ending ``a`` before ``b`` is a real one."""
-        evidence = self.evidence(a, b)
+    def keeps(self, parts: tuple[str, str]) -> bool:
+        """Whether the hyphen between ``parts`` (``_split``) is a real one."""
+        evidence = self.evidence(parts)
         if evidence is not None:
             return evidence == "hyphenated"
         if self.typeset:
             return False
-        head, tail = self.split(a, b) or ("", "")
-        # "denial-" / "of-access": the compound goes on; "on-" / "premises": two words
+        head, tail = parts
         if "-" in tail or sum(c.isupper() for c in head) >= 2:
             return True  # "denial-" / "of-access" goes on; "ICT-" / "related": an acronym
-        words = self.plain | self.parts
-        return head.lower() in words | _PREFIXES or tail.lower() in words
+        # "on-" / "premises": two words of the document, or a usual prefix
+        return head.lower() in self.known or head.lower() in _PREFIXES or tail.lower() in self.known
+
+
+def _split(a: str, b: str) -> tuple[str, str] | None:
+    """(first part, second part) when ``a`` ends in a hyphen before the lower-case ``b``."""
+    match = _HYPHEN_END.search(a)
+    if not (match and b[:1].isalpha() and b[:1].islower()):
+        return None
+    tail = _WORD.match(b)
+    return match.group(1), tail.group(0) if tail else ""
 
 
 def _join_text(a: str, b: str, hyphens: _Hyphens) -> str:
-    match = _HYPHEN_END.search(a)
-    if match and b[:1].isalpha() and b[:1].islower():
-        return a + b if hyphens.keeps(a, b) else a[:-1] + b
-    if match or a.endswith(("—", "–")):
+    parts = _split(a, b)
+    if parts is not None:
+        return a + b if hyphens.keeps(parts) else a[:-1] + b
+    if _HYPHEN_END.search(a) or a.endswith(("—", "–")):
         return a + b  # "COVID-" + "19", "pre-" + "Windows": a real hyphen; a dash
     if a and b and (is_cjk(a[-1]) or is_cjk(b[0])):
         return a + b

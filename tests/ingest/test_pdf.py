@@ -551,11 +551,17 @@ def _justified(pdf: FPDF, lines: list[str], size: float = 11) -> None:
     pdf.set_y(y)
 
 
-def test_hyphenated_words_are_rejoined_and_real_hyphens_kept(tmp_path: Path):
+def _justified_text(tmp_path: Path, lines: list[str]) -> str:
+    """The text read from a page of ``lines`` broken and justified as given."""
     pdf = new_pdf()
     pdf.add_page()
-    _justified(
-        pdf,
+    _justified(pdf, lines)
+    return load(tmp_path, pdf).text
+
+
+def test_hyphenated_words_are_rejoined_and_real_hyphens_kept(tmp_path: Path):
+    text = _justified_text(
+        tmp_path,
         [
             "The team writes a follow-up report after each review of the inci-",
             "dent, and the handlers agree on who owns each follow-",
@@ -563,20 +569,17 @@ def test_hyphenated_words_are_rejoined_and_real_hyphens_kept(tmp_path: Path):
             "Windows systems and every service that the organization runs today.",
         ],
     )
-    doc = load(tmp_path, pdf)
-    assert "review of the incident, and the handlers" in doc.text
-    assert "each follow-up item" in doc.text
-    assert "as well as pre-Windows systems" in doc.text
+    assert "review of the incident, and the handlers" in text
+    assert "each follow-up item" in text
+    assert "as well as pre-Windows systems" in text
 
 
 def test_a_word_processor_s_hyphens_at_line_ends_are_real(tmp_path: Path):
     # Word, LibreOffice and browsers do not hyphenate: a hyphen at a line end belongs to the
     # word ("on-premises", a command's "describe-volumes", "denial-of-access"), even where the
     # document writes the compound only once
-    pdf = new_pdf()
-    pdf.add_page()
-    _justified(
-        pdf,
+    text = _justified_text(
+        tmp_path,
         [
             "Ransomware in a cloud account differs from the traditional kind on-",
             "premises: to list the disks of the host run the command aws ec2 describe-",
@@ -584,7 +587,6 @@ def test_a_word_processor_s_hyphens_at_line_ends_are_real(tmp_path: Path):
             "of-access component and keep the volumes apart before you restore.",
         ],
     )
-    text = load(tmp_path, pdf).text
     assert "the traditional kind on-premises" in text
     assert "describe-volumes" in text and "a denial-of-access component" in text
 
@@ -592,10 +594,8 @@ def test_a_word_processor_s_hyphens_at_line_ends_are_real(tmp_path: Path):
 def test_a_typeset_document_s_line_end_hyphens_are_rejoined(tmp_path: Path):
     # a document whose line-end hyphens mostly split words it writes whole elsewhere hyphenates
     # at line ends: there a hyphen the document gives no other evidence for is dropped too
-    pdf = new_pdf()
-    pdf.add_page()
-    _justified(
-        pdf,
+    text = _justified_text(
+        tmp_path,
         [
             "Each incident needs a response plan, and the organization keeps its inci-",
             "dent records for a year after it closes. The handlers write the re-",
@@ -604,7 +604,6 @@ def test_a_typeset_document_s_line_end_hyphens_are_rejoined(tmp_path: Path):
             "ment of the evidence. Every incident, response and organization policy is read.",
         ],
     )
-    text = load(tmp_path, pdf).text
     assert "its incident records" in text and "the response plan" in text
     assert "of the organization, and they" in text and "the management of the evidence" in text
 
