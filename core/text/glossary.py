@@ -585,12 +585,38 @@ def proper_names(text: str) -> list[str]:
     evidence grade wants them in the passages (``enough_names``). Common
     abbreviations of computing (PC, URL, USB) are not names."""
     words = _glossary_words()
-    names = [
-        _with_number(name, text)
+    kept = [
+        name
         for name in untranslated_names(text)
         if name.lower() not in words and _squash(name) not in _COMMON_ABBREVIATIONS
     ]
+    names = [_with_number(name, text) for name in _phrases(text, kept)]
     return names + [n for n in dict.fromkeys(_JA_INSTITUTION.findall(text)) if n not in names]
+
+
+def _phrases(text: str, names: list[str]) -> list[str]:
+    """``names`` with those written next to each other (only spaces between) as one phrase:
+    "AWS IAM" is the IAM of AWS, "Microsoft Defender" a product of Microsoft. A name that is
+    part of a phrase is not also a name of its own (``missing_names`` reads the phrase's last
+    name, its head)."""
+    wanted = set(names)
+    runs: list[list[str]] = []
+    last_end = -1
+    for match in _LATIN_NAME.finditer(text):
+        word = match.group(0)
+        if word not in wanted:
+            last_end = -1
+            continue
+        gap = text[last_end : match.start()] if last_end >= 0 else ""
+        if gap and not gap.strip(" \u3000"):  # only spaces since the previous name
+            runs[-1].append(word)
+        else:
+            runs.append([word])
+        last_end = match.end()
+    phrases = [" ".join(run) for run in runs if len(run) > 1]
+    in_phrase = {w for run in runs if len(run) > 1 for w in run}
+    singles = [n for n in names if n not in in_phrase]
+    return list(dict.fromkeys([*phrases, *singles]))
 
 
 # A Japanese public body named in kanji (個人情報保護委員会, 金融庁, 総務省, 情報処理推進機構):
@@ -627,7 +653,11 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
     text = "\n".join(passages)
     missing = []
     for name in names:
-        patterns = [p for v in name_variants(name) if (p := _name_pattern(v)) is not None]
+        forms = list(name_variants(name))
+        head = name.rsplit(" ", 1)[-1]
+        if head != name and not head.isdigit():  # a phrase ("AWS IAM") is found by its head
+            forms += name_variants(head)
+        patterns = [p for v in forms if (p := _name_pattern(v)) is not None]
         if patterns and not any(p.search(text) for p in patterns):
             missing.append(name)
     return missing

@@ -71,7 +71,9 @@ def test_names_that_no_translation_changes():
 def test_proper_names_are_the_names_a_question_is_about():
     from core.text.glossary import missing_names, name_variants, proper_names
 
-    assert proper_names("CrowdStrike Falcon でホストを隔離する手順") == ["CrowdStrike", "Falcon"]
+    # names written next to each other are one name: Falcon of CrowdStrike
+    assert proper_names("CrowdStrike Falcon でホストを隔離する手順") == ["CrowdStrike Falcon"]
+    assert proper_names("Slack と PagerDuty の Zoom 連携") == ["PagerDuty", "Zoom"]
     assert proper_names("JPCERT/CC に報告するときの様式は？") == ["JPCERT/CC"]
     # common abbreviations of computing are not names: a runbook may say "laptop"
     assert proper_names("ノートPCを紛失したときの最初の手順") == []
@@ -88,6 +90,19 @@ def test_proper_names_are_the_names_a_question_is_about():
     assert proper_names("金融庁とJPCERT/CCへの報告は必要？") == ["JPCERT/CC", "金融庁"]
     assert proper_names("情報セキュリティ委員会の承認は必要？") == []
     assert missing_names(["金融庁"], ["Notify the regulator within 72 hours."]) == ["金融庁"]
+
+
+def test_a_name_phrase_is_found_by_its_head_not_by_its_vendor():
+    from core.text.glossary import missing_names, proper_names
+
+    names = proper_names("How do I rotate an AWS IAM access key with the AWS CLI?")
+    assert names == ["AWS IAM"]  # AWS of "AWS CLI" is the same vendor, not a name of its own
+    # a list of links that names AWS says nothing about its IAM
+    assert missing_names(names, ["Examples: AWS, Google, Cloudflare outages"]) == ["AWS IAM"]
+    assert missing_names(names, ["Deactivate the IAM access key"]) == []
+    assert missing_names(["CrowdStrike Falcon"], ["Falcon コンソールでホストを隔離"]) == []
+    # a phrase that is a usual form of a name is found by its other forms
+    assert missing_names(proper_names("Azure AD のサインインログ"), ["Entra ID の監査ログ"]) == []
 
 
 def test_translated_surfaces_are_the_question_words_the_glossary_translates() -> None:
