@@ -81,8 +81,9 @@ def _group(pair: str, data: Path | None, answerable: list[str], unanswerable: li
 
 
 def features(settings: Settings, group: Group) -> tuple[np.ndarray, list[bool]]:
-    """The model's features per question, and whether the question's names are in the
-    passages (``EvidenceGrade.names_found``: the rule beside the model)."""
+    """The model's features per question, and whether the rules beside the model let it pass:
+    the question's names are in the passages (``EvidenceGrade.names_found``) and, when it asks
+    for a price, an amount is (``EvidenceGrade.amount_missing``)."""
     index_runbooks(settings, group.data, check_allowed=False)
     rows, names_ok = [], []
     for q in group.questions:
@@ -95,7 +96,7 @@ def features(settings: Settings, group: Group) -> tuple[np.ndarray, list[bool]]:
         )
         g = _grade(outcome, settings, group.data)
         rows.append([g.features[name] for name in guardrails.EVIDENCE_FEATURES])
-        names_ok.append(g.names_found)
+        names_ok.append(g.names_found and not g.amount_missing)
     return np.asarray(rows, dtype=np.float64), names_ok
 
 

@@ -44,6 +44,10 @@ DANGER_BANNER = "⚠️ 承認・確認が必要"
 MISSING_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書の箇所に出てきません。"
 # … or only where a runbook lists what it does not cover (``OUT_OF_SCOPE_HEADING``).
 EXCLUDED_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書では対象外として挙げられています。"
+# … when the question asks for a price or fee and no passage states an amount.
+AMOUNT_MISSING_TEMPLATE = (
+    "質問は金額を尋ねていますが、見つかった手順書の箇所に金額の記載がありません。"
+)
 # A section saying what a runbook does not cover: a name found there is not a name it covers
 # ("Out of Scope: Okta, Entra ID…" does not make the playbook an answer about Okta).
 # The heading must be that statement, not merely mention it: 「監視対象外の端末の扱い」 is a
@@ -223,6 +227,9 @@ class EvidenceGrade:
     names: tuple[str, ...] = ()  # the question's own names (``core.text.glossary``)
     missing: tuple[str, ...] = ()  # those in none of the passages (out-of-scope sections aside)
     excluded: tuple[str, ...] = ()  # of the missing, those an out-of-scope section names
+    # the question asks what something costs and no passage states an amount
+    # (``core.text.amounts``)
+    amount_missing: bool = False
 
     @property
     def names_found(self) -> bool:
@@ -231,7 +238,9 @@ class EvidenceGrade:
 
     @property
     def sufficient(self) -> bool:
-        return self.probability >= EVIDENCE_THRESHOLD and self.names_found
+        return (
+            self.probability >= EVIDENCE_THRESHOLD and self.names_found and not self.amount_missing
+        )
 
     @property
     def features(self) -> dict[str, float]:
@@ -249,6 +258,7 @@ class EvidenceGrade:
             "translated_coverage": round(self.translated or 0.0, 4),
             "margin": round(self.margin, 4),
             "names_found": self.names_found,
+            "amount_found": not self.amount_missing,
         }
 
 

@@ -45,6 +45,7 @@ from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
+from core.text.amounts import asks_for_amount, states_amount
 from core.text.glossary import (
     cross_language_terms,
     missing_names,
@@ -199,6 +200,8 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     if guardrails.small_corpus(cosines):
         bm25 = guardrails.BM25_PRIOR
     grade = guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
+    if asks_for_amount(query_text) and not states_amount(_texts(outcome.hits)):
+        grade = dataclasses.replace(grade, amount_missing=True)
     names = outcome.names
     if not names:
         return grade
@@ -345,13 +348,17 @@ def _answer(
     terms = outcome.terms
     if not outcome.hits or not grade.sufficient:
         reply = guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE
+        said = []
         if outcome.hits and not grade.names_found:  # say what the passages do not name
             absent = "".join(f"「{n}」" for n in grade.missing if n not in grade.excluded)
             listed = "".join(f"「{n}」" for n in grade.excluded)
-            said = [
+            said += [
                 *([guardrails.MISSING_NAMES_TEMPLATE.format(names=absent)] if absent else []),
                 *([guardrails.EXCLUDED_NAMES_TEMPLATE.format(names=listed)] if listed else []),
             ]
+        if outcome.hits and grade.amount_missing:
+            said.append(guardrails.AMOUNT_MISSING_TEMPLATE)
+        if said:
             lead, rest = reply.split("\n", 1)
             reply = f"{lead}\n\n{''.join(said)}\n{rest}"
         answer = _template(question, reply, insufficient_evidence=True)

@@ -1,0 +1,45 @@
+"""Questions that ask for an amount of money, and passages that state one.
+
+A price, fee or allowance is a fact a passage states or does not: "How much does the Business
+plan cost per user?" or 「オンコール手当っていくら支給されるの？」 is answered by a passage with an
+amount in it (¥5,000, $49, 3万円, "free of charge"), never by one that is merely about the same
+product or policy. The evidence grade refuses such a question when none of its passages states
+an amount (``core.guardrails.EvidenceGrade.amount_found``), as it does for a name the passages
+never mention. Questions about how much *access* or *time* something takes are not about money.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_MONEY_WORDS = r"cost|costs|costing|charge|charges|charged|pay|paid|pays|price|priced|fee|fees"
+_ASKS_EN = re.compile(
+    rf"\bhow much\b[^?.!]*\b(?:{_MONEY_WORDS})\b"
+    r"|\bhow expensive\b"
+    rf"|\bwhat (?:does|do|did|will|would)\b[^?.!]*\b(?:cost|charge)\b"
+    r"|\bwhat (?:is|are|'s) the (?:price|pricing|cost|fee|fees|rate)s?\b",
+    re.IGNORECASE,
+)
+# いくら "how much" (in money: a Japanese question asking how much time says どのくらい), and the
+# nouns of a price; 費用 and コスト alone are not enough (費用対効果, コストを抑える手順).
+_ASKS_JA = re.compile(r"いくら|料金|値段|価格|金額|手当の額|支給額")
+_AMOUNT = re.compile(
+    r"[$¥€£]\s?\d"
+    r"|\d[\d,.]*\s?(?:[万億千]?円|ドル|ユーロ)"
+    r"|\d[\d,.]*\s?(?:usd|jpy|eur|dollars?|yen|euros?)\b"
+    r"|\b(?:usd|jpy|eur)\s?\d"
+    r"|無料|無償|free of charge|no (?:additional )?(?:charge|cost)|at no (?:additional )?cost",
+    re.IGNORECASE,
+)
+
+
+def asks_for_amount(question: str) -> bool:
+    """Whether ``question`` asks what something costs or pays (a price, fee or allowance)."""
+    text = unicodedata.normalize("NFKC", question)
+    return bool(_ASKS_EN.search(text) or _ASKS_JA.search(text))
+
+
+def states_amount(passages: list[str]) -> bool:
+    """Whether any of ``passages`` states an amount of money (or that something is free)."""
+    return any(_AMOUNT.search(unicodedata.normalize("NFKC", p)) for p in passages)
