@@ -69,6 +69,17 @@ communication | コミュニケーション;連絡;広報
 external communication | 社外向けコミュニケーション;対外連絡;外部への連絡;対外発表
 internal communication | 社内連絡;社内コミュニケーション
 public | 公開;一般向け;公表
+announce | 告知;発表;公表
+announcement | 告知;発表;お知らせ
+post | 投稿
+how often | 頻度
+declare | 宣言
+declaration | 宣言
+instruction | 指示
+responsible | 責任;担当
+everyone | 全員
+department | 部署;部門
+engineering | エンジニアリング;技術部門
 customer | 顧客;お客様;カスタマー
 stakeholder | ステークホルダー;関係者;利害関係者
 executive | 経営層;経営陣;役員
@@ -354,6 +365,7 @@ storage | ストレージ;保存領域
 permission | 権限;アクセス許可;許可
 deny | 拒否
 delete | 削除;消去
+remove | 削除;除去;取り除く
 deletion | 削除
 disable | 無効化;無効にする
 deactivate | 無効化;非アクティブ化

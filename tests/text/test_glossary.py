@@ -24,6 +24,14 @@ def test_english_terms_match_whole_words_and_plurals():
         "ログ",
     ]
     assert translations("the catalog of blogs", "ja") == []  # no "log" inside a word
+    # the words of running a response: who declares, who is told, how often updates go out
+    assert translations("How often should we post updates to every department?", "ja") == [
+        "頻度",
+        "投稿",
+        "更新",
+        "部署",
+    ]
+    assert translations("Who can declare a major incident?", "ja") == ["宣言", "重大インシデント"]
 
 
 def test_the_direction_follows_the_question_script():
