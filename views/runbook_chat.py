@@ -68,6 +68,8 @@ if folder is not None and rebuild:
 if folder is not None:
     try:
         stats = runbook_stats(settings, folder, principal)
+        # the first question builds (or updates) the index: the page is drawn again after it
+        state.index_status_stale = not stats["chunks"] or bool(stats.get("outdated"))
         with status_box:
             if stats["chunks"]:
                 st.info(
@@ -132,6 +134,9 @@ def chat(folder, k: int, bm25_weight: float) -> None:
             render_answer(answer, key=f"m{len(state.chat_messages)}", on_open=open_cited)
         state.chat_messages.append({"question": question, "answer": answer})
         state.chat_messages = state.chat_messages[-MAX_HISTORY:]
+        if state.get("index_status_stale"):  # the sidebar still says 未構築: draw it again
+            state.index_status_stale = False
+            st.rerun(scope="app")
     elif question:
         st.error("手順書フォルダを正しく指定してください。")
 

@@ -155,3 +155,26 @@ def test_a_reviewer_opens_a_sentence_and_sees_its_span_highlighted(page):
     # the highlighted span holds the sentence the reviewer opened
     assert label_text.rstrip("…")[:10] in marked
     assert any("chunk_id:" in c.value and "範囲:" in c.value for c in first.caption)
+
+
+def test_the_index_status_follows_the_first_question_that_builds_it(monkeypatch, tmp_path):
+    """The first question builds the index; the sidebar then says so instead of 未構築."""
+    import json
+
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    (folder / "vpn.md").write_text(
+        "# VPN 障害対応\n\n## 初動\n\n1. VPN ゲートウェイの死活監視を確認する。\n"
+        "2. 認証サーバーのログで失敗の急増を確認する。\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("WB_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("WB_RUNBOOKS_DIR", str(folder))
+    monkeypatch.setenv("WB_ALLOWED_ROOTS", json.dumps([str(tmp_path)]))
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert any("未構築" in i.value for i in at.sidebar.info)
+    at.chat_input[0].set_value("VPN がつながらないときの初動は？").run()
+    assert not at.exception
+    assert not any("未構築" in i.value for i in at.sidebar.info)
+    assert any("文書 1 件" in i.value for i in at.sidebar.info)
+    assert "[1]" in markdown_text(at)  # the answer is still on the page after the redraw
