@@ -178,7 +178,12 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     corpus = runbook_corpus(settings, data)
     query_text = outcome.result.query.text
     asked = dominant_script(query_text)
+    # the best passage's script decides: in a folder of both languages a Japanese question
+    # answered by an English playbook is graded as across languages, though a Japanese
+    # passage ranks second
     top = [h for h in outcome.hits[:3] if same_script(asked, _passage_script(h))]
+    if not same_script(asked, _passage_script(outcome.hits[0])):
+        top = []
     coverage = None
     translated = None
     if top:
@@ -187,7 +192,7 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     else:
         # across languages: the question's glossary terms, translated, and the names it carries
         # unchanged (products, tools, identifiers), found in the top passages
-        terms = cross_language_terms(query_text) + untranslated_names(query_text)
+        terms = _translated_terms(query_text)
         if terms:
             tokens = corpus.tokenizer.tokenize(" ".join(terms))
             translated = guardrails.term_coverage(
@@ -212,6 +217,12 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     return dataclasses.replace(
         grade, names=tuple(names), missing=tuple(missing), excluded=tuple(excluded)
     )
+
+
+def _translated_terms(question: str) -> list[str]:
+    """The question's glossary terms in the other language, and the names it carries unchanged
+    (products, tools, identifiers): what a passage in the other script can share with it."""
+    return cross_language_terms(question) + untranslated_names(question)
 
 
 def _texts(hits: list[Hit]) -> list[str]:
@@ -380,6 +391,7 @@ def _answer(
 
 
 def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -> Answer:
+    asked = dominant_script(question)
     evidence = [
         Evidence(
             str(n),
@@ -388,6 +400,7 @@ def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -
             h.combined,
             h.chunk.doc_id,
             navigation=h.chunk.navigation,
+            other_script=not same_script(asked, _passage_script(h)),
         )
         for n, h in enumerate(outcome.hits, start=1)
     ]
@@ -400,7 +413,12 @@ def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -
         if any(e.text.strip() for e in fresh):
             evidence = [e for e in fresh if e.text.strip()]
     result = extractive_answer(
-        question, evidence, outcome.terms, corpus.embedder, outcome.query_vector
+        question,
+        evidence,
+        outcome.terms,
+        corpus.embedder,
+        outcome.query_vector,
+        translated=_translated_terms(question),
     )
     note = quote_language_note(question, result.text) if result.text else None
     return Answer(

@@ -249,3 +249,29 @@ def test_english_words_in_a_japanese_page_do_not_outrank_the_page_that_answers(t
         settings,
     )
     assert a.citations[0].file == "oncall-notify.md", [c.file for c in a.citations]
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory):
+    """One folder holding the runbooks of both languages, as a SOC's share does."""
+    base = tmp_path_factory.mktemp("mixed")
+    folder = _folder(base / "runbooks", {**EN_RUNBOOKS, **JA_RUNBOOKS})
+    return make_settings(base / "state", folder), folder
+
+
+@pytest.mark.parametrize(
+    ("question", "expected_file"),
+    [
+        ("入館用のアクセスバッジを紛失したときの最初の手順", "lost-badge.md"),
+        ("社内のDNSで名前解決できないときの復旧手順", "dns-outage.md"),
+    ],
+)
+def test_in_a_folder_of_both_languages_the_english_playbook_answers_a_japanese_question(
+    mixed, question, expected_file
+):
+    settings, folder = mixed
+    a = _ask(question, folder, settings)
+    assert not a.flags.insufficient_evidence, a.evidence
+    assert a.citations[0].file == expected_file
+    assert a.evidence["cross_language"] is True  # graded as across languages
+    assert a.answer.startswith("原文（英語）から引用しています。")

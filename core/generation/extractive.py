@@ -85,6 +85,9 @@ class Evidence:
     score: float = 1.0  # retrieval score in [0, 1]
     document: str = ""  # the document it comes from; else the first element of the heading path
     navigation: bool = False  # a list of links to other pages (``Chunk.navigation``)
+    # written in another script than the question (``core.text.script``): its lines are
+    # matched against the question's terms translated (``extractive_answer(translated=…)``)
+    other_script: bool = False
 
 
 @dataclass(slots=True)
@@ -266,16 +269,19 @@ def term_coverage(text: str, terms: Sequence[str]) -> float:
 def _score_units(
     units: list[Unit],
     evidence: Sequence[Evidence],
-    terms: Sequence[str],
+    terms: Sequence[Sequence[str]],
     query_vector: np.ndarray | None,
     embedder,
 ) -> None:
+    """Score each unit; ``terms[i]`` are the terms the lines of ``evidence[i]`` are matched
+    against (the question's own, or their translations for a passage in the other script)."""
     for u in units:
-        own = term_coverage(u.full_text, terms)
+        wanted = terms[u.evidence]
+        own = term_coverage(u.full_text, wanted)
         # Read in its context: a term in the document's title or the section's heading is
         # said of every line under it (「不審メール」 in the title does not make the 目的
         # sentence a better answer than the steps).
-        context = term_coverage(u.full_text + "\n" + evidence[u.evidence].heading, terms)
+        context = term_coverage(u.full_text + "\n" + evidence[u.evidence].heading, wanted)
         u.context_gain = 0.55 * (context - own)
         u.score = 0.55 * context + 0.2 * evidence[u.evidence].score
     if embedder is None or query_vector is None or not units:
@@ -358,8 +364,13 @@ def extractive_answer(
     embedder=None,
     query_vector: np.ndarray | None = None,
     max_sentences: int = 4,
+    translated: Sequence[str] = (),
 ) -> ExtractiveAnswer:
-    """Compose an answer from the evidence; ``terms`` are the query's content terms."""
+    """Compose an answer from the evidence; ``terms`` are the query's content terms and
+    ``translated`` their translations (and the names it carries unchanged), which the lines
+    of a passage in the other script are matched against: a Japanese question's words never
+    occur in an English passage, and its lines would lose to any Japanese line."""
+    per_evidence = [list(translated) if e.other_script and translated else terms for e in evidence]
     intents = question_intents(question)
     intent = intents[0] if intents else None
     units = [u for i, ev in enumerate(evidence) for u in split_units(ev.text, i)]
@@ -367,7 +378,7 @@ def extractive_answer(
         return ExtractiveAnswer(text="", intent=intent)
     if embedder is not None and query_vector is None:
         query_vector = embedder.embed_query_vector(question)
-    _score_units(units, evidence, terms, query_vector, embedder)
+    _score_units(units, evidence, per_evidence, query_vector, embedder)
     _intent_adjust(units, evidence, intents)
     top_score = max(e.score for e in evidence)
     leaders = [u for u in units if evidence[u.evidence].score >= LEAD_SCORE_SHARE * top_score]
@@ -413,7 +424,9 @@ def extractive_answer(
         # another document's line (a step above all) only when it answers the question too
         and (
             (best_doc and doc(evidence[u.evidence]) == best_doc)
-            or _answers(u, evidence[u.evidence], terms, kinds[u.evidence] in missing)
+            or _answers(
+                u, evidence[u.evidence], per_evidence[u.evidence], kinds[u.evidence] in missing
+            )
         )
     ][:2]
 

@@ -409,3 +409,34 @@ def test_a_table_as_the_readers_write_it_is_given_with_its_header():
     assert lines[1] == "- 報告者の行動 | 判定 | 次の対応 [1]"
     assert "- 認証情報を入力した | 高 | アカウント侵害対応へ即時移行 [1]" in lines
     assert [u.kind for u in split_units("Get-ADUser alice | Select-Object Enabled")] == ["sentence"]
+
+
+def test_a_passage_in_the_other_script_is_matched_with_the_translated_terms():
+    """A Japanese question answered by an English playbook: its lines are matched against the
+    question's terms translated, not lost to a Japanese passage ranked below it that merely
+    shares the question's words."""
+    question = "ランサムウェアに感染したとき、封じ込めで隔離すべき対象は何？"
+    terms = ["ランサムウェア", "感染", "封じ込め", "隔離", "対象"]
+    playbook = Evidence(
+        "1",
+        "- Isolate the infected hosts from the network.\n"
+        "- Disconnect the file shares the ransomware can reach.\n",
+        "Playbook: Ransomware > Contain",
+        0.67,
+        "ransomware.md",
+        other_script=True,
+    )
+    nearby = Evidence(
+        "2",
+        "- 調査パッケージには感染の対象となったファイルの一覧が含まれます。\n"
+        "- 隔離の前後でパッケージを収集できます。\n",
+        "デバイスの対応措置 > 調査パッケージを収集する",
+        0.43,
+        "defender.md",
+    )
+    translated = ["ransomware", "infected", "containment", "isolation", "isolate"]
+    answer = extractive_answer(question, [playbook, nearby], terms, translated=translated)
+    assert answer_section(answer).startswith("「Playbook: Ransomware > Contain」")
+    # without the translations the Japanese line, sharing 感染・対象・隔離, would win
+    plain = extractive_answer(question, [playbook, nearby], terms)
+    assert answer_section(plain).startswith("「デバイスの対応措置")
