@@ -195,7 +195,10 @@ _JA_AGENT_RE = re.compile(
 # a noun naming an event rather than asking for the operation: 「サービス停止の影響」
 _JA_EVENT_NOUN = re.compile(
     r"^(の|による|に伴う|に伴い|による)?(影響|痕跡|形跡|有無|検知|原因|理由|通知|アラート|検出|"
-    r"事実|状況|記録|履歴|ログ|イベント|被害|時刻|日時|件数|報告|連絡|発生|中|状態)"
+    r"事実|状況|記録|履歴|ログ|イベント|被害|時刻|日時|件数|報告|連絡|発生|中|状態|"
+    r"再発防止|防止|対策|手口|兆候|事例|調査)"
+    # 「ユーザーの削除を探したい」「ログ削除を検知する」: the operation is what is looked for
+    r"|^を(探|検索|検知|検出|監視|調査|調べ|見つけ|特定|追跡)"
 )
 
 _EN_OBJECTS = (
@@ -592,6 +595,10 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         if _ja_agent_governs(before):
             continue
         obj = _ja_object(window, stem)
+        if stem in _SECRET_RESET_VERBS and _JA_SECRET.search(window):
+            continue  # a password reset replaces a secret: nothing is destroyed
+        if stem in ("削除", "消") and _JA_REMOVE_FROM_SAFE.search(window):
+            continue  # membership: nothing is destroyed
         mood = _ja_mood(tail, sentence[m.end() :], source, is_item)
         after = sentence[m.end() :]
         if mood is None or _quoted_and_denied(before, after) or _quoted_word(before, after):
@@ -679,11 +686,14 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             seg_starts.append(i)
         seg_of.append(seg)
     first_word = _clause_start(lower, 0)
+    quoted = [m.span(1) for m in _EN_QUOTED.finditer(clause_text)]
     out = []
     for i, w in enumerate(lower):
         entry = _EN_FORMS.get(w)
         if entry is None:
             continue
+        if any(a <= words[i][1] < b for a, b in quoted):
+            continue  # a quoted string ('search the logs for “delete user”'): a mention
         verb, form = entry
         if verb.particle:
             nxt = lower[i + 1 : i + 5]
@@ -697,6 +707,8 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             i + 1 < len(lower) and (lower[i + 1] in _EN_DET or _EN_LOGLIKE.match(lower[i + 1]))
         ):
             continue  # "clear criteria", "Clear indication": the adjective
+        if i + 1 < len(lower) and lower[i + 1] == "of" and form != "ing":
+            continue  # "format of the user id", "the stop of": a noun, not the operation
         if mood is None:
             continue
         if _en_negated(lower, i, seg_of, seg_starts, form, clause_text[words[i][2] :]):
@@ -706,6 +718,8 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         obj, obj_index = _en_object(lower, i, form, seg_of)
         if verb.lemma == "remove" and _EN_REMOVE_FROM_SAFE.search(clause_text[words[i][2] :]):
             continue  # isolation or membership: nothing is destroyed
+        if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(obj or ""):
+            continue  # a password reset replaces a secret: nothing is destroyed
         if obj or (verb.strong and form != "noun" and source == "question"):
             rule = "verb_object"
         elif source == "question" and verb.lemma in _EN_FLOOR and _en_verb_use(lower, i, form):
@@ -721,6 +735,21 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
 
 # "remove X from <where>" where nothing is destroyed: isolation (the network) or leaving a
 # conversation, a rota or a group ("remove someone from the call", "from the on-call schedule").
+# A short string in double quotes: what a log says or a button reads, not an instruction.
+_EN_QUOTED = re.compile(r"[“\"]([^“”\"\n]{1,40})[”\"]")
+
+# Resetting a password (or a PIN, an MFA registration) is the routine first step of
+# containment: the secret is replaced and nothing is destroyed. "Reset the server", 「端末を
+# リセット」 and deleting a credential still fire.
+_SECRET_RESET_VERBS = frozenset({"reset", "リセット"})
+_EN_SECRET = re.compile(r"^(passwords?|passphrases?|pins?|mfa)$", _I)
+_JA_SECRET = re.compile(r"(パスワード|パスフレーズ|PIN|暗証番号|MFA|多要素認証)")
+# 「管理者役割グループから(…アカウントを)削除する」: membership, as "remove X from the group"
+_JA_REMOVE_FROM_SAFE = re.compile(
+    r"(グループ|役割|ロール|チャンネル|チャット|会議|通話|当番|ローテーション|"
+    r"メーリングリスト|配布リスト|ネットワーク)から"
+)
+
 _EN_REMOVE_FROM_SAFE = re.compile(
     r"\bfrom\s+(?:(?:the|this|that|a|an|our|your|their|its)\s+)?(?:[\w-]+\s+)?"
     r"(?:network|internet|call|bridge|meeting|channel|chat|room|conversation|thread|schedule|"

@@ -99,6 +99,12 @@ def test_dangerous_reports_where():
         # "somehow" and "because" are not "why"
         "なぜかログが消えないので、強制的に削除する方法は？",
         "ログを全部削除して。なぜなら容量が足りないから。",
+        # a device reset, an erased credential and a leaving log are not password resets
+        "端末を工場出荷状態にリセットしたい",
+        "Reset the file server to factory settings tonight.",
+        "アプリパスワードを全部削除して",
+        "サーバーからログを削除したい",
+        "ユーザーの削除を今すぐ実行して",
     ],
 )
 def test_question_requests_fire(question):
@@ -134,6 +140,13 @@ def test_question_requests_fire(question):
         # asking why: a reason, not the operation
         "アクセスキーは削除ではなく無効化が推奨されているのはなぜですか？",
         "Why does the playbook say to wipe the disk before reimaging it?",
+        # the event looked for or prevented, not the operation
+        "Webサイト改ざんの再発防止として推奨されていることは？",
+        "Linuxのログでユーザーの削除を探したい。どんな文字列で検索すればいい？",
+        "What is the format of the user ID in the ransom note?",
+        # a password reset replaces a secret: nothing is destroyed
+        "先にパスワードを全部リセットしておくべき？",
+        "How do I reset the passwords of the compromised accounts?",
     ],
 )
 def test_question_mentions_do_not_fire(question):
@@ -177,6 +190,7 @@ def test_keyword_floor_is_not_applied_to_answers():
     "answer",
     [
         "1. 侵害されたアカウントを無効化する。",
+        'Delete the user "bob" from the domain.',
         "2. 該当ファイルを削除してください。",
         "- 侵害アカウントの無効化",
         "3. Delete the malicious files from the share.",
@@ -231,6 +245,11 @@ def test_answer_instructions_fire(answer):
         "対応が終了したら関係者に報告してください。",
         "アカウントは無効にしないでください。",
         "ログはdeleteしないでください。",
+        "* format of the user id",
+        "Reset any potentially compromised passwords.",
+        "1. ユーザーのパスワードをリセットする。",
+        "すべての管理者役割グループから侵害が疑われるアカウントを削除します。",
+        "| User account change or deletion | “password changed”, “new user”, “delete user” |",
     ],
 )
 def test_answer_prohibitions_and_mentions_do_not_fire(answer):
