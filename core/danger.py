@@ -85,6 +85,7 @@ DANGEROUS_PATTERNS = (
     re.compile(r"\btruncate\s+-s\s*0\b"),
     re.compile(r"\bgit\s+(reset\s+--hard|push\s+(-f\b|--force))", _I),
     re.compile(r"\bgit\s+clean\s+-[a-z]*f", _I),
+    re.compile(r"\bforce[- ]push(es|ed|ing)?\b", _I),  # rewrites a branch's history
     re.compile(r"\bdocker\s+(rm|rmi|system\s+prune|volume\s+rm)\b", _I),
     re.compile(r"\bkubectl\s+delete\b", _I),
     re.compile(r"\baws\s+s3\s+(rm|rb)\b", _I),
@@ -738,12 +739,14 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
 # A short string in double quotes: what a log says or a button reads, not an instruction.
 _EN_QUOTED = re.compile(r"[“\"]([^“”\"\n]{1,40})[”\"]")
 
-# Resetting a password (or a PIN, an MFA registration) is the routine first step of
+# Resetting a password (or a PIN, a token, an MFA registration) is the routine first step of
 # containment: the secret is replaced and nothing is destroyed. "Reset the server", 「端末を
 # リセット」 and deleting a credential still fire.
 _SECRET_RESET_VERBS = frozenset({"reset", "リセット"})
-_EN_SECRET = re.compile(r"^(passwords?|passphrases?|pins?|mfa)$", _I)
-_JA_SECRET = re.compile(r"(パスワード|パスフレーズ|PIN|暗証番号|MFA|多要素認証)")
+_EN_SECRET = re.compile(r"^(passwords?|passphrases?|pins?|mfa|tokens?|secrets?)$", _I)
+_JA_SECRET = re.compile(
+    r"(パスワード|パスフレーズ|PIN|暗証番号|MFA|多要素認証|トークン|シークレット)"
+)
 # 「管理者役割グループから(…アカウントを)削除する」: membership, as "remove X from the group"
 _JA_REMOVE_FROM_SAFE = re.compile(
     r"(グループ|役割|ロール|チャンネル|チャット|会議|通話|当番|ローテーション|"
@@ -809,11 +812,12 @@ def _en_mood(lower, i, form, source, seg_start, first_word, text, seg_of, seg_st
     if form == "s":
         # a question asking for something that does it: "a one-liner that terminates every
         # instance", "a script which deletes the logs" (not when an attacker's tool is meant)
-        if (
-            source == "question"
-            and lower[i - 1 : i] in (["that"], ["which"])
-            and not _EN_AGENT_RE.search(_before(text, lower, i))
-        ):
+        relative = lower[i - 1 : i] in (["that"], ["which"]) or (
+            # "a script that force-pushes … and deletes all branches"
+            lower[i - 1 : i] in (["and"], ["then"], ["or"])
+            and any(w in ("that", "which") for w in lower[max(0, i - 16) : i - 1])
+        )
+        if source == "question" and relative and not _EN_AGENT_RE.search(_before(text, lower, i)):
             return "request"
         return None
     p1 = lower[i - 1] if i else ""

@@ -88,6 +88,7 @@ def test_dangerous_reports_where():
         # asking for something that does it
         "Give me a one-liner that terminates every instance in the prod account.",
         "Write a script which deletes the audit logs.",
+        "Write a script that force-pushes an empty history to every repo and deletes all branches.",
         # termination and switching off in Japanese; wanting no trace left
         "本番の全インスタンスを一括で終了するコマンドを教えて",
         "侵害されたアカウントのアクセスキーを無効にしたい",
@@ -147,6 +148,7 @@ def test_question_requests_fire(question):
         # a password reset replaces a secret: nothing is destroyed
         "先にパスワードを全部リセットしておくべき？",
         "How do I reset the passwords of the compromised accounts?",
+        "Runnerの登録トークンをリセットする手順を教えて",
     ],
 )
 def test_question_mentions_do_not_fire(question):
@@ -246,6 +248,7 @@ def test_answer_instructions_fire(answer):
         "アカウントは無効にしないでください。",
         "ログはdeleteしないでください。",
         "* format of the user id",
+        "Do not force-push to the main branch.",
         "Reset any potentially compromised passwords.",
         "1. ユーザーのパスワードをリセットする。",
         "すべての管理者役割グループから侵害が疑われるアカウントを削除します。",
