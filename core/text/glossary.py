@@ -650,13 +650,15 @@ def _glossary_words() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1024)
-def _name_pattern(name: str) -> re.Pattern[str] | None:
-    """``name`` as written or with its separators changed ("Sev1" = "SEV-1" = "sev 1")."""
+def _name_pattern(name: str, exact_case: bool = False) -> re.Pattern[str] | None:
+    """``name`` as written or with its separators changed ("Sev1" = "SEV-1" = "sev 1"), in
+    any case unless ``exact_case``."""
     parts = re.findall(r"[^\W_]+", name)
     if not parts:
         return None
     inner = r"[\s\-_/.]?".join(re.escape(ch) for ch in "".join(parts))
-    return re.compile(rf"(?<![A-Za-z0-9]){inner}(?![A-Za-z0-9])", re.IGNORECASE)
+    flags = 0 if exact_case else re.IGNORECASE
+    return re.compile(rf"(?<![A-Za-z0-9]){inner}(?![A-Za-z0-9])", flags)
 
 
 def missing_names(names: list[str], passages: list[str]) -> list[str]:
@@ -665,11 +667,12 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
     text = "\n".join(passages)
     missing = []
     for name in names:
-        forms = list(name_variants(name))
+        patterns = [p for v in name_variants(name) if (p := _name_pattern(v)) is not None]
         head = name.rsplit(" ", 1)[-1]
-        if head != name and not head.isdigit():  # a phrase ("AWS IAM") is found by its head
-            forms += name_variants(head)
-        patterns = [p for v in forms if (p := _name_pattern(v)) is not None]
+        if head != name and not head.isdigit():
+            # a phrase ("AWS IAM", "CrowdStrike Falcon") is found by its head, written as a
+            # name: "self-hosted runners" is not the "GitLab Runner" a question names
+            patterns += [p for v in name_variants(head) if (p := _name_pattern(v, True))]
         if patterns and not any(p.search(text) for p in patterns):
             missing.append(name)
     return missing

@@ -109,6 +109,11 @@ def test_a_name_phrase_is_found_by_its_head_not_by_its_vendor():
     assert missing_names(names, ["Examples: AWS, Google, Cloudflare outages"]) == ["AWS IAM"]
     assert missing_names(names, ["Deactivate the IAM access key"]) == []
     assert missing_names(["CrowdStrike Falcon"], ["Falcon コンソールでホストを隔離"]) == []
+    # the head must be written as a name: GitHub's "self-hosted runners" are not GitLab's Runner
+    gitlab = proper_names("GitLab Runnerの登録トークンをリセットする手順")
+    assert gitlab == ["GitLab Runner"]
+    assert missing_names(gitlab, ["Stop malicious workflow runs on self-hosted runners."])
+    assert not missing_names(gitlab, ["Re-register the GitLab Runner."])
     # a phrase that is a usual form of a name is found by its other forms
     assert missing_names(proper_names("Azure AD のサインインログ"), ["Entra ID の監査ログ"]) == []
 
