@@ -30,6 +30,11 @@ Mood and scope decide whether a verb occurrence counts:
 - Reports are not requests: past tense, passive and state (削除された・停止している / was deleted,
   has been disabled), possibility (〜することがある / "may be shut down"), and any clause whose
   subject is an attacker (「攻撃者がログを削除した」, "the attacker deleted the logs").
+- Nothing is destroyed when a secret is replaced (a password, token or MFA reset: the first
+  step of containment) or a member leaves a group (remove someone from the call, 「管理者役割
+  グループから削除」); an operation named as what is looked for or prevented (「ユーザーの削除
+  を探す」「改ざんの再発防止」), a noun ("format of the user id") and a short quoted string (the
+  log text “delete user”) are mentions. A device reset and a deleted credential still count.
 - In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
   〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
   (「ログ削除の手順」) and what the asker wants made ("a script that deletes the logs"), but
@@ -734,8 +739,6 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
     return out
 
 
-# "remove X from <where>" where nothing is destroyed: isolation (the network) or leaving a
-# conversation, a rota or a group ("remove someone from the call", "from the on-call schedule").
 # A short string in double quotes: what a log says or a button reads, not an instruction.
 _EN_QUOTED = re.compile(r"[“\"]([^“”\"\n]{1,40})[”\"]")
 
@@ -753,6 +756,8 @@ _JA_REMOVE_FROM_SAFE = re.compile(
     r"メーリングリスト|配布リスト|ネットワーク)から"
 )
 
+# "remove X from <where>" where nothing is destroyed: isolation (the network) or leaving a
+# conversation, a rota or a group ("remove someone from the call", "from the on-call schedule").
 _EN_REMOVE_FROM_SAFE = re.compile(
     r"\bfrom\s+(?:(?:the|this|that|a|an|our|your|their|its)\s+)?(?:[\w-]+\s+)?"
     r"(?:network|internet|call|bridge|meeting|channel|chat|room|conversation|thread|schedule|"

@@ -181,9 +181,11 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     # the best passage's script decides: in a folder of both languages a Japanese question
     # answered by an English playbook is graded as across languages, though a Japanese
     # passage ranks second
-    top = [h for h in outcome.hits[:3] if same_script(asked, _passage_script(h))]
-    if not same_script(asked, _passage_script(outcome.hits[0])):
-        top = []
+    top = (
+        [h for h in outcome.hits[:3] if same_script(asked, _passage_script(h))]
+        if same_script(asked, _passage_script(outcome.hits[0]))
+        else []
+    )
     coverage = None
     translated = None
     if top:
@@ -359,7 +361,7 @@ def _answer(
     terms = outcome.terms
     if not outcome.hits or not grade.sufficient:
         reply = guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE
-        said = []
+        said: list[str] = []  # why, when the passages themselves say it
         if outcome.hits and not grade.names_found:  # say what the passages do not name
             absent = "".join(f"「{n}」" for n in grade.missing if n not in grade.excluded)
             listed = "".join(f"「{n}」" for n in grade.excluded)
