@@ -227,7 +227,15 @@ def test_load_questions_rejects_a_bad_entry(tmp_path: Path) -> None:
         load_questions(bad)
 
 
-@pytest.mark.parametrize("name", ["answer_trust_aws.json", "answer_trust_jp.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "answer_trust_aws.json",
+        "answer_trust_jp.json",
+        "answer_trust_mixed_a.json",
+        "answer_trust_mixed_b.json",
+    ],
+)
 def test_the_other_development_question_files_are_consistent(name: str) -> None:
     """Question sets over third-party runbooks outside the data set (their sources are named in
     the description; the documents are fetched into a folder passed with --data)."""
