@@ -69,6 +69,8 @@ communication | コミュニケーション;連絡;広報
 external communication | 社外向けコミュニケーション;対外連絡;外部への連絡;対外発表
 internal communication | 社内連絡;社内コミュニケーション
 public | 公開;一般向け;公表
+sign in;log in | サインイン;ログイン
+suspend | サスペンド;一時停止;停止する
 announce | 告知;発表;公表
 announcement | 告知;発表;お知らせ
 post | 投稿
@@ -415,6 +417,12 @@ def _matchers() -> tuple[
             ja_index.setdefault(_fold(term), []).append(n)
         for term in e.english:
             en_index.setdefault(_fold(term), []).append(n)
+    explicit = set(en_index)  # "engineering" is an entry of its own, not engineer + -ing
+    for n, e in enumerate(entries()):
+        for term in e.english:
+            for form in _english_forms(_fold(term))[1:]:
+                if form not in explicit:
+                    en_index.setdefault(form, []).append(n)
     ja_terms = sorted(ja_index, key=len, reverse=True)
     en_terms = sorted(en_index, key=len, reverse=True)
     ja_re = re.compile("|".join(re.escape(t) for t in ja_terms))
@@ -422,6 +430,29 @@ def _matchers() -> tuple[
         r"(?<![a-z0-9])(?:" + "|".join(re.escape(t) for t in en_terms) + r")(?:e?s)?(?![a-z0-9])"
     )
     return ja_re, ja_index, en_re, en_index
+
+
+# Nouns whose -ed form is another word ("Microsoft-signed binaries" have no 兆候).
+_NOT_INFLECTED = frozenset({"sign"})
+
+
+def _english_forms(term: str) -> list[str]:
+    """``term`` and, when its last word is a verb-like word of four letters or more, that word's
+    past and -ing forms ("isolated", "isolating", "revoked", "stopped"): a question says "the
+    suspended user", "once it is contained". Plurals are matched by the pattern itself."""
+    head, _, last = term.rpartition(" ")
+    if len(last) < 4 or not last.isalpha() or last in _NOT_INFLECTED:
+        return [term]
+    if last.endswith("e"):
+        forms = [last + "d", last[:-1] + "ing"]
+    elif last.endswith("y") and last[-2] not in "aeiou":
+        forms = [last[:-1] + "ied", last + "ing"]
+    else:
+        forms = [last + "ed", last + "ing"]
+        if re.fullmatch(r".*[^aeiou][aeiou][bdgklmnprt]", last) and len(last) <= 5:
+            forms += [last + last[-1] + "ed", last + last[-1] + "ing"]  # stopped, logging
+    prefix = f"{head} " if head else ""
+    return [term, *(prefix + f for f in forms)]
 
 
 def _english_key(surface: str, index: dict[str, list[int]]) -> str | None:

@@ -32,6 +32,23 @@ def test_english_terms_match_whole_words_and_plurals():
         "部署",
     ]
     assert translations("Who can declare a major incident?", "ja") == ["宣言", "重大インシデント"]
+    # verbs as questions use them: past and -ing forms
+    assert translations("Once the host is isolated and the logs preserved", "ja") == [
+        "ホスト",
+        "隔離する",
+        "ログ",
+        "保全する",
+    ]
+    assert translations("Who is notified when it is declared?", "ja") == ["通知する", "宣言"]
+    # an entry of its own wins over a form ("engineering" is not engineer + -ing), and a noun's
+    # -ed form that is another word is left alone
+    assert translations("engineering", "ja") == ["エンジニアリング"]
+    assert translations("Microsoft-signed binaries", "ja") == []
+    assert translations("Can suspended users sign in?", "ja") == [
+        "サスペンド",
+        "ユーザー",
+        "サインイン",
+    ]
 
 
 def test_the_direction_follows_the_question_script():
