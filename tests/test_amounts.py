@@ -21,6 +21,8 @@ from tests.conftest import make_settings
         "オンコール手当っていくら支給されるの？",
         "フォレンジック調査の料金はどのくらい？",
         "How expensive is the incident retainer?",
+        "外部のフォレンジック調査の費用はどれくらいかかる？",
+        "How much do we pay the retainer firm per incident?",
     ],
 )
 def test_questions_about_money(question):
@@ -36,6 +38,10 @@ def test_questions_about_money(question):
         "インシデント対応の費用対効果をどう説明する？",
         "コストを抑えてログを保管する手順は？",
         "How many people should join the incident call?",
+        "What's the rate limit of the alerting API?",
+        "How much attention should we pay to low-severity alerts?",
+        "クラウドの料金アラートが鳴ったときの対応は？",
+        "Which pricing tier includes the audit log?",
     ],
 )
 def test_questions_not_about_money(question):

@@ -13,17 +13,24 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_MONEY_WORDS = r"cost|costs|costing|charge|charges|charged|pay|paid|pays|price|priced|fee|fees"
+# "pay" but not "pay attention"; the nouns of a price, not "rate" (a rate limit) or "pricing" (a
+# plan's features)
+_MONEY_WORDS = (
+    r"cost|costs|costing|charge|charges|charged|pa(?:y|id|ys)(?!\s+attention)|price|priced|fee|fees"
+)
 _ASKS_EN = re.compile(
-    rf"\bhow much\b[^?.!]*\b(?:{_MONEY_WORDS})\b"
+    rf"\bhow much\b(?!\s+(?:attention|time|effort|access)\b)[^?.!]*\b(?:{_MONEY_WORDS})\b"
     r"|\bhow expensive\b"
     rf"|\bwhat (?:does|do|did|will|would)\b[^?.!]*\b(?:cost|charge)\b"
-    r"|\bwhat (?:is|are|'s) the (?:price|pricing|cost|fee|fees|rate)s?\b",
+    r"|\bwhat (?:is|are|'s) the (?:price|cost|fee)s?\b",
     re.IGNORECASE,
 )
-# いくら "how much" (in money: a Japanese question asking how much time says どのくらい), and the
-# nouns of a price; 費用 and コスト alone are not enough (費用対効果, コストを抑える手順).
-_ASKS_JA = re.compile(r"いくら|料金|値段|価格|金額|手当の額|支給額")
+# いくら "how much" (in money: a Japanese question asking how much time says どのくらい), 何円, and
+# a price noun asked about with どのくらい; a price noun alone is not enough (「料金アラートが
+# 鳴ったときの対応」 is about an alert, 「費用対効果」 about value).
+_ASKS_JA = re.compile(
+    r"いくら|何円|(?:料金|価格|値段|金額|費用|コスト|手当)(?:は|って|が)?(?:どのくらい|どれくらい|どの程度)"
+)
 _AMOUNT = re.compile(
     r"[$¥€£]\s?\d"
     r"|\d[\d,.]*\s?(?:[万億千]?円|ドル|ユーロ)"
