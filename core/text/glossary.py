@@ -420,7 +420,7 @@ def _matchers() -> tuple[
     explicit = set(en_index)  # "engineering" is an entry of its own, not engineer + -ing
     for n, e in enumerate(entries()):
         for term in e.english:
-            for form in _english_forms(_fold(term))[1:]:
+            for form in _inflections(_fold(term)):
                 if form not in explicit:
                     en_index.setdefault(form, []).append(n)
     ja_terms = sorted(ja_index, key=len, reverse=True)
@@ -436,13 +436,13 @@ def _matchers() -> tuple[
 _NOT_INFLECTED = frozenset({"sign"})
 
 
-def _english_forms(term: str) -> list[str]:
-    """``term`` and, when its last word is a verb-like word of four letters or more, that word's
-    past and -ing forms ("isolated", "isolating", "revoked", "stopped"): a question says "the
-    suspended user", "once it is contained". Plurals are matched by the pattern itself."""
+def _inflections(term: str) -> list[str]:
+    """When ``term``'s last word is a verb-like word of four letters or more, ``term`` with that
+    word's past and -ing forms ("isolated", "isolating", "revoked", "stopped"): a question says
+    "the suspended user", "once it is contained". Plurals are matched by the pattern itself."""
     head, _, last = term.rpartition(" ")
     if len(last) < 4 or not last.isalpha() or last in _NOT_INFLECTED:
-        return [term]
+        return []
     if last.endswith("e"):
         forms = [last + "d", last[:-1] + "ing"]
     elif last.endswith("y") and last[-2] not in "aeiou":
@@ -452,7 +452,7 @@ def _english_forms(term: str) -> list[str]:
         if re.fullmatch(r".*[^aeiou][aeiou][bdgklmnprt]", last) and len(last) <= 5:
             forms += [last + last[-1] + "ed", last + last[-1] + "ing"]  # stopped, logging
     prefix = f"{head} " if head else ""
-    return [term, *(prefix + f for f in forms)]
+    return [prefix + f for f in forms]
 
 
 def _english_key(surface: str, index: dict[str, list[int]]) -> str | None:
