@@ -47,7 +47,6 @@ from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
 from core.text.amounts import asks_for_amount, states_amount
 from core.text.glossary import (
-    cross_language_terms,
     missing_names,
     untranslated_names,
 )
@@ -194,7 +193,7 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     else:
         # across languages: the question's glossary terms, translated, and the names it carries
         # unchanged (products, tools, identifiers), found in the top passages
-        terms = _translated_terms(query_text)
+        terms = _translated_terms(outcome)
         if terms:
             tokens = corpus.tokenizer.tokenize(" ".join(terms))
             translated = guardrails.term_coverage(
@@ -221,10 +220,11 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     )
 
 
-def _translated_terms(question: str) -> list[str]:
-    """The question's glossary terms in the other language, and the names it carries unchanged
-    (products, tools, identifiers): what a passage in the other script can share with it."""
-    return cross_language_terms(question) + untranslated_names(question)
+def _translated_terms(outcome: SearchOutcome) -> list[str]:
+    """The question's terms in the other language (glossary and loanwords, as the search used
+    them), and the names it carries unchanged (products, tools, identifiers): what a passage in
+    the other script can share with it."""
+    return outcome.translated + untranslated_names(outcome.result.query.text)
 
 
 def _texts(hits: list[Hit]) -> list[str]:
@@ -420,7 +420,7 @@ def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -
         outcome.terms,
         corpus.embedder,
         outcome.query_vector,
-        translated=_translated_terms(question),
+        translated=_translated_terms(outcome),
     )
     note = quote_language_note(question, result.text) if result.text else None
     return Answer(

@@ -28,6 +28,7 @@ from core.retrieval.keyword import KeywordIndex
 from core.retrieval.store import ChunkStore
 from core.retrieval.vector import ChromaVectorIndex, FaissVectorIndex, VectorIndex, chroma_client
 from core.settings import Settings
+from core.text.loanwords import LoanwordIndex
 from core.text.tokenize import Tokenizer, get_tokenizer
 
 RUNBOOK_HEADING_WEIGHT = 2
@@ -110,6 +111,8 @@ class Corpus:
             reader=lambda: store.reader,
         )
         self._keywords: dict[int, KeywordIndex] = {}  # generation -> index (the newest two)
+        self._loanwords: dict[int, LoanwordIndex] = {}  # generation -> index (the newest two)
+        self._loanword_lock = threading.Lock()
         self._keyword_lock = threading.Lock()
         self._scopes: dict[tuple[int, frozenset[str]], CollectionScope] = {}
         self._seal: IndexSeal | None = None
@@ -170,6 +173,20 @@ class Corpus:
                 self._keywords[generation] = index
                 for old in sorted(self._keywords)[:-2]:
                     del self._keywords[old]
+            return index
+
+    def loanwords_at(self, generation: int) -> LoanwordIndex:
+        """The katakana and English words of ``generation``'s chunks by sound
+        (``core.text.loanwords``), built on first use; call it inside ``store.snapshot()``."""
+        with self._loanword_lock:
+            index = self._loanwords.get(generation)
+            if index is None:
+                index = LoanwordIndex(
+                    f"{r.chunk.heading}\n{r.chunk.body}" for r in self.store.iter_chunks()
+                )
+                self._loanwords[generation] = index
+                for old in sorted(self._loanwords)[:-2]:
+                    del self._loanwords[old]
             return index
 
     def scope(self, collections: Collection[str]) -> CollectionScope:

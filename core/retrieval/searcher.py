@@ -96,6 +96,9 @@ class SearchOutcome:
     vector_cosines: list[float] = field(default_factory=list)
     # the names a runbook question is about (``core.text.glossary.proper_names``)
     names: list[str] = field(default_factory=list)
+    # a runbook question's words in the other language: its glossary terms and its loanwords
+    # spelled as the runbooks spell them (``core.text.loanwords``)
+    translated: list[str] = field(default_factory=list)
 
 
 def _parse_ts(value: str) -> datetime | None:
@@ -177,6 +180,7 @@ class _Rankings:
     # raw BM25 of the keyword candidates when their order is not by it (``_across_scripts``):
     # the evidence grade reads the raw score it was calibrated on
     keyword_raw: dict[str, float] | None = None
+    translated: list[str] = field(default_factory=list)  # see SearchOutcome.translated
 
 
 def wanted_strategies(strategies: Iterable[object], weights: dict[str, float]) -> set[str]:
@@ -305,7 +309,9 @@ class Searcher:
         prefer_named(candidates, names)
 
         terms = query_terms(query.text, self.corpus.tokenizer)
-        outcome = SearchOutcome(result=None, hits=[], terms=terms, names=names)  # type: ignore[arg-type]
+        outcome = SearchOutcome(  # type: ignore[arg-type]
+            result=None, hits=[], terms=terms, names=names, translated=ranked.translated
+        )
         outcome.query_vector, outcome.generation = ranked.vector, generation
         outcome.vector_cosines = [score for _, score in ranked.rankings.get("semantic", [])]
         apply_focus(candidates, query.text, focus_weight, focus_top_k)
@@ -347,9 +353,11 @@ class Searcher:
             # a scope's own index: hidden chunks weigh on neither the scores nor the known share
             keyword = corpus.keyword_at(generation) if scope is None else scope.keyword
             if corpus.spec.kind == "runbook":  # runbooks come in both languages
-                translated = corpus.tokenizer.tokenize(" ".join(cross_language_terms(query.text)))
+                surfaces, ranked.translated = self._translations(query.text, generation)
+                translated = corpus.tokenizer.tokenize(" ".join(ranked.translated))
+                own = set(corpus.tokenizer.tokenize(" ".join(surfaces)))
                 ranked.rankings["keyword"], ranked.keyword_raw = self._across_scripts(
-                    keyword, query.text, tokens, translated, floor
+                    keyword, tokens, translated, own, floor, script=dominant_script(query.text)
                 )
                 tokens += translated
             else:
@@ -375,13 +383,27 @@ class Searcher:
             ranked.times["graph"] = (time.perf_counter() - t0) * 1000
         return ranked
 
+    def _translations(self, text: str, generation: int) -> tuple[list[str], list[str]]:
+        """(the question's words that have a spelling in the other language, those spellings):
+        the glossary's terms, then the loanwords of the corpus that sound like a word of the
+        question the glossary does not translate ("replica" → レプリカ, メモリ → "memory")."""
+        surfaces, translations = translated_surfaces(text), cross_language_terms(text)
+        covered = " ".join(surfaces)
+        found = self.corpus.loanwords_at(generation).counterparts(text)
+        for word, spellings in found.items():
+            if word.lower() not in covered:
+                surfaces.append(word)
+                translations.extend(spellings)
+        return surfaces, list(dict.fromkeys(translations))
+
     def _across_scripts(
         self,
         keyword: KeywordIndex,
-        text: str,
         tokens: list[str],
         translated: list[str],
+        own: set[str],
         floor: int,
+        script: str,
     ) -> tuple[list[tuple[str, float]], dict[str, float] | None]:
         """BM25 over the question's tokens and their glossary translations, where a word the
         glossary translates counts OTHER_SCRIPT_WEIGHT as much in a passage of the other
@@ -391,7 +413,6 @@ class Searcher:
         Returns the ranking and, when it is not by raw BM25, the raw BM25 of its candidates."""
         if not translated:
             return keyword.search(tokens, floor), None
-        own = set(self.corpus.tokenizer.tokenize(" ".join(translated_surfaces(text))))
         incidental = [t for t in tokens if t in own]
         if not incidental:
             return keyword.search(tokens + translated, floor), None
@@ -402,14 +423,13 @@ class Searcher:
             return [], None
         n = min(len(total), floor * 2)
         top = [i for i in np.argsort(-total, kind="stable")[:n] if total[i] > 0]
-        asked = dominant_script(text)
         stored = self.corpus.store.chunks_by_id([keyword.keys[i] for i in top])
         scored = []
         for i in top:
             key = keyword.keys[i]
             item = stored.get(key)
             c = item.chunk if item is not None else None
-            same = c is None or same_script(asked, passage_script(c.title, c.heading, c.body))
+            same = c is None or same_script(script, passage_script(c.title, c.heading, c.body))
             weight = 1.0 if same else OTHER_SCRIPT_WEIGHT
             scored.append((key, float(main[i] + weight * extra[i]), float(total[i])))
         scored.sort(key=lambda kv: -kv[1])
