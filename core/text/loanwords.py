@@ -108,7 +108,7 @@ _EN_RULES = (
     (re.compile(r"c(?!h)"), "k"),
     (re.compile(r"gh"), ""),
     (re.compile(r"^kn"), "n"),
-    (re.compile(r"([a-z])\1"), r"\1"),  # doubled letters: ll, ss, pp
+    (re.compile(r"([^aeiou])\1"), r"\1"),  # doubled consonants: ll, ss, pp
     (re.compile(r"(?<=[aeiou])r(?![aeiouy])"), ""),  # non-rhotic: server, board, port
     (re.compile(r"(?<=[aeiou])w(?![aeiou])"), ""),  # a vowel's w: window ウィンドウ
 )
