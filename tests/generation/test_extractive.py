@@ -192,6 +192,34 @@ def test_another_runbooks_step_is_no_supplement_unless_it_answers():
     assert "[6]" not in answer.text
 
 
+def test_supplement_lines_of_one_passage_keep_their_order():
+    """Chosen by score, the two 補足 lines of a passage are shown as it runs (1. then 2.)."""
+    question = "メモリのイメージを取得してハッシュを記録する手順は"
+    terms = ["メモリ", "イメージ", "取得", "ハッシュ", "記録", "手順"]
+    memory = Evidence(
+        "1",
+        "1. 管理者権限で取得ツールを外部媒体から実行し、メモリのイメージを取得する。\n"
+        "2. 取得直後にメモリイメージのハッシュ値を計算して記録する。\n",
+        "証跡保全手順 > メモリの取得",
+        0.95,
+        "evidence.md",
+    )
+    disk = Evidence(
+        "2",
+        "1. 書き込み防止装置を介して接続し、イメージを取得する手順を記録する。\n"
+        "2. 原本とイメージのハッシュ値を取得し、一致することを記録する。\n",
+        "証跡保全手順 > ディスクイメージの取得",
+        0.85,
+        "evidence.md",
+    )
+    text = extractive_answer(question, [memory, disk], terms).text
+    supplement = text.split("補足:\n")[1].splitlines()
+    assert supplement == [
+        "- 1. 書き込み防止装置を介して接続し、イメージを取得する手順を記録する。 [2]",
+        "- 2. 原本とイメージのハッシュ値を取得し、一致することを記録する。 [2]",
+    ]
+
+
 EN = "Phishing response"
 EN_SECTIONS = {
     "Purpose": "This runbook describes how the SOC responds to a reported phishing email.\n",
