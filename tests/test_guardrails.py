@@ -207,6 +207,7 @@ def test_keyword_floor_is_not_applied_to_answers():
         "Switch the EDR agent off before you reimage.",
         "侵害されたインスタンスを終了してください。",
         "漏えいしたアクセスキーを無効にする。",
+        "管理者の役割を外したあと、アカウントを削除する。",
     ],
 )
 def test_answer_instructions_fire(answer):
@@ -252,6 +253,8 @@ def test_answer_instructions_fire(answer):
         "Reset any potentially compromised passwords.",
         "1. ユーザーのパスワードをリセットする。",
         "すべての管理者役割グループから侵害が疑われるアカウントを削除します。",
+        "侵害が疑われるアカウントから、すべての管理者の役割を削除します。",
+        "ユーザーのロールの割り当てを削除する。",
         "| User account change or deletion | “password changed”, “new user”, “delete user” |",
     ],
 )
