@@ -111,7 +111,8 @@ class Corpus:
             reader=lambda: store.reader,
         )
         self._keywords: dict[int, KeywordIndex] = {}  # generation -> index (the newest two)
-        self._loanwords: dict[int, LoanwordIndex] = {}  # generation -> index (the newest two)
+        # (generation, collections or None for all) -> index, of the newest two generations
+        self._loanwords: dict[tuple[int, frozenset[str] | None], LoanwordIndex] = {}
         self._loanword_lock = threading.Lock()
         self._keyword_lock = threading.Lock()
         self._scopes: dict[tuple[int, frozenset[str]], CollectionScope] = {}
@@ -175,18 +176,27 @@ class Corpus:
                     del self._keywords[old]
             return index
 
-    def loanwords_at(self, generation: int) -> LoanwordIndex:
-        """The katakana and English words of ``generation``'s chunks by sound
+    def loanwords_at(self, generation: int, scope: CollectionScope | None = None) -> LoanwordIndex:
+        """The katakana and English words of ``generation``'s chunks (of ``scope``: a hidden
+        runbook's words are not a restricted user's vocabulary) by sound
         (``core.text.loanwords``), built on first use; call it inside ``store.snapshot()``."""
+        key = (generation, None if scope is None else scope.collections)
         with self._loanword_lock:
-            index = self._loanwords.get(generation)
+            index = self._loanwords.get(key)
             if index is None:
+                allowed = None if scope is None else scope.chunk_ids
                 index = LoanwordIndex(
-                    f"{r.chunk.heading}\n{r.chunk.body}" for r in self.store.iter_chunks()
+                    f"{r.chunk.heading}\n{r.chunk.body}"
+                    for r in self.store.iter_chunks()
+                    if allowed is None or r.chunk.chunk_id in allowed
                 )
-                self._loanwords[generation] = index
-                for old in sorted(self._loanwords)[:-2]:
+                # the two newest generations are kept, and as many scopes as ``scope`` keeps
+                newest = max([generation, *(k[0] for k in self._loanwords)])
+                for old in [k for k in self._loanwords if k[0] < newest - 1]:
                     del self._loanwords[old]
+                if len(self._loanwords) >= 2 * _MAX_SCOPES:
+                    self._loanwords.clear()
+                self._loanwords[key] = index
             return index
 
     def scope(self, collections: Collection[str]) -> CollectionScope:

@@ -353,7 +353,7 @@ class Searcher:
             # a scope's own index: hidden chunks weigh on neither the scores nor the known share
             keyword = corpus.keyword_at(generation) if scope is None else scope.keyword
             if corpus.spec.kind == "runbook":  # runbooks come in both languages
-                surfaces, ranked.translated = self._translations(query.text, generation)
+                surfaces, ranked.translated = self._translations(query.text, generation, scope)
                 translated = corpus.tokenizer.tokenize(" ".join(ranked.translated))
                 own = set(corpus.tokenizer.tokenize(" ".join(surfaces)))
                 ranked.rankings["keyword"], ranked.keyword_raw = self._across_scripts(
@@ -383,13 +383,15 @@ class Searcher:
             ranked.times["graph"] = (time.perf_counter() - t0) * 1000
         return ranked
 
-    def _translations(self, text: str, generation: int) -> tuple[list[str], list[str]]:
+    def _translations(
+        self, text: str, generation: int, scope: CollectionScope | None
+    ) -> tuple[list[str], list[str]]:
         """(the question's words that have a spelling in the other language, those spellings):
         the glossary's terms, then the loanwords of the corpus that sound like a word of the
         question the glossary does not translate ("replica" → レプリカ, メモリ → "memory")."""
         surfaces, translations = translated_surfaces(text), cross_language_terms(text)
         covered = " ".join(surfaces)
-        found = self.corpus.loanwords_at(generation).counterparts(text)
+        found = self.corpus.loanwords_at(generation, scope).counterparts(text)
         for word, spellings in found.items():
             if word.lower() not in covered:
                 surfaces.append(word)

@@ -230,3 +230,13 @@ def test_a_restricted_user_cannot_reach_a_collection_by_naming_its_folder(indexe
     assert search_runbooks(
         indexed, NETWORK_QUESTION, data=indexed.runbooks_dir, principal=ALICE
     ).hits
+
+
+def test_a_hidden_runbooks_words_are_not_a_restricted_users_vocabulary(indexed):
+    """The katakana spellings an English question is matched with come from the runbooks the
+    user may see: only the hidden runbook spells "console" and "cable" (コンソール, ケーブル)."""
+    question = "Which console or cable is used to cut the endpoint off?"
+    everyone = search_runbooks(indexed, question, limit=3).translated
+    assert {"コンソール", "ケーブル"} <= set(everyone)
+    alice = search_runbooks(indexed, question, limit=3, principal=ALICE).translated
+    assert not {"コンソール", "ケーブル"} & set(alice)
