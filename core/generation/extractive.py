@@ -455,7 +455,9 @@ def extractive_answer(
         extras = extras[:1]
     if extras:
         # chosen by score, shown as the passages run: a passage's steps 1 and 2 in that order
-        first = {e: i for i, e in reversed(list(enumerate(u.evidence for u in extras)))}
+        first: dict[int, int] = {}
+        for rank, u in enumerate(extras):
+            first.setdefault(u.evidence, rank)
         extras.sort(key=lambda u: (first[u.evidence], u.position))
         lines.append("")
         lines.append("補足:")

@@ -390,10 +390,14 @@ class Searcher:
         the glossary's terms, then the loanwords of the corpus that sound like a word of the
         question the glossary does not translate ("replica" → レプリカ, メモリ → "memory")."""
         surfaces, translations = translated_surfaces(text), cross_language_terms(text)
-        covered = " ".join(surfaces)
+        # a word the glossary translates already ("security" of "security incident", セキュリティ
+        # of セキュリティインシデント) is not looked up again
+        covered_words = {w for surface in surfaces for w in surface.split()}
+        covered_text = "".join(surfaces)
         found = self.corpus.loanwords_at(generation, scope).counterparts(text)
         for word, spellings in found.items():
-            if word.lower() not in covered:
+            lowered = word.lower()
+            if lowered not in (covered_words if lowered.isascii() else covered_text):
                 surfaces.append(word)
                 translations.extend(spellings)
         return surfaces, list(dict.fromkeys(translations))

@@ -8,12 +8,15 @@ consonant skeleton of the word as katakana would render it:
 - katakana is romanized (Hepburn, with the digraphs of loanwords: ティ, ファ, ウォ, ヴ …); the
   long-vowel mark and the small ッ add no consonant, ン is ``n`` (``m`` before p, b, m);
 - English spelling is brought near to that: a silent final ``e`` and an ``r`` that closes a
-  syllable are dropped (server → サーバー), ``ph`` is f, ``c`` is s before e/i/y and k otherwise,
-  ``x`` is ks, ``-tion``/``-sion`` are shon, doubled letters are one;
+  syllable are dropped (server → サーバー), and so are a plural s and a w that ends a vowel
+  (window → ウィンドウ); ``ph`` is f, ``c`` is s before e/i/y and k otherwise, ``x`` is ks,
+  ``-tion`` is shon, ``-sion`` jon (version → バージョン), doubled consonants are one;
 - on both sides l is r, v is b, z is s, j is g, ``sh``/``th`` are s, ``ch``/``ts`` are t, ``n``
-  is m before p, b, m; y and h after a consonant are dropped (and in English a w that
-  ends a vowel), and so are the
-  vowels, but whether the word opens on one is kept (``addition`` is not デザイン).
+  is m before p, b, m; y and an h after a consonant are dropped, and so are the vowels, but
+  whether the word opens on one is kept (``addition`` is not デザイン).
+
+Consonants alone confuse "break" with ブロック: ``vowels_agree`` also asks that katakana write the
+English word's first vowel the way it usually does ("data" データ, "server" サーバー).
 
 The key is coarse on purpose: it is looked up only among the words that occur in the runbooks
 (``LoanwordIndex``), where three or more consonants rarely collide. Words whose key is shorter
@@ -122,23 +125,24 @@ _SHARED_RULES = (
 _SOUND = str.maketrans({"l": "r", "v": "b", "z": "s", "j": "g"})
 
 
-def _spelled_sound(word: str) -> tuple[str, bool]:
-    """(the word's sound, spelled as katakana would render it; whether it is katakana)."""
+def _spelled_sound(word: str) -> str:
+    """The word's sound, spelled as katakana would render it ("" for a word in neither
+    script)."""
     word = unicodedata.normalize("NFKC", word)
     if is_katakana(word):
-        return romanize(word), True
+        return romanize(word)
     if not (word.isascii() and word.isalpha()):
-        return "", False
+        return ""
     sound = word.lower()
     for pattern, replacement in _EN_RULES:
         sound = pattern.sub(replacement, sound)
-    return sound, False
+    return sound
 
 
 def phonetic_key(word: str) -> str:
     """The consonant skeleton shared by an English word and its katakana spelling ("" for a
     word in neither)."""
-    sound, _ = _spelled_sound(word)
+    sound = _spelled_sound(word)
     if not sound:
         return ""
     for pattern, replacement in _SHARED_RULES:
@@ -186,8 +190,7 @@ def _first_vowel(sound: str, katakana: bool, after: int) -> str:
 def vowels_agree(english: str, katakana: str) -> bool:
     """Whether the katakana word writes the English word's first vowel as katakana does
     (``phonetic_key`` compares consonants only: "break" and ブロック share ``brk``)."""
-    en, _ = _spelled_sound(english)
-    ja, _ = _spelled_sound(katakana)
+    en, ja = _spelled_sound(english), _spelled_sound(katakana)
     match = _EN_FIRST_VOWEL.match(en)
     if not match or not ja:
         return False
