@@ -341,6 +341,9 @@ def _answers(u: Unit, ev: Evidence, terms: Sequence[str], other_kind: bool) -> b
     return u.similarity is not None and u.similarity >= SUPPLEMENT_SIMILARITY
 
 
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
 def _render(u: Unit, label: str) -> list[str]:
     """The item's line, then its nested lines indented under it, each with the marker."""
     if u.kind == "step":
@@ -353,7 +356,22 @@ def _render(u: Unit, label: str) -> list[str]:
     lines = [first]
     if u.children:
         base = min(rel for rel, _ in u.children)
-        lines += [f"{' ' * (width + rel - base)}{text} [{label}]" for rel, text in u.children]
+        fence = ""  # the indented fence of an open code block
+        for rel, text in u.children:
+            indent = " " * (width + rel - base)
+            if _FENCE.match(text):
+                # a fence or a line of code takes no marker: "``` [1]" closes no block, and
+                # the rest of the answer would be read as code
+                fence = "" if fence else f"{indent}{text.strip()[:3]}"
+                lines.append(f"{indent}{text}")
+            elif fence:
+                lines.append(f"{indent}{text}")
+            else:
+                lines.append(f"{indent}{text} [{label}]")
+        if fence and _FENCE.match(lines[-1]):  # the quote ends on an opening fence: drop it
+            lines.pop()
+        elif fence:  # the quote ends inside the block: close it
+            lines.append(fence)
     return lines
 
 

@@ -14,6 +14,8 @@ outside fenced code blocks (which are kept verbatim):
   indentation): the lead is ``注意: title`` (a label for the type, Japanese when the title or
   the body is Japanese, else English: ``Warning: title``), the title alone for types without a
   label (``aside``), the label alone when there is no title, nothing for ``""``.
+- Template statements on a line of their own (``{% note %}``, ``{% endif %}``: Liquid in GitHub's
+  docs, Jinja in MkDocs macros) are dropped; inline ones and ``{{ variable }}`` stay as written.
 - HTML: comments are dropped; a block of HTML (a line starting with a block tag such as
   ``<div>`` or ``<table>``, up to the next blank line) is read by the HTML reader (tables as
   rows of ``a | b``, lists as items, ``h1``-``h4`` as ``#`` headings, scripts dropped); inline
@@ -140,6 +142,9 @@ _SCRIPT = re.compile(r"<(script|style)\b.*?(?:</\1\s*>|$)", re.IGNORECASE | re.D
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+[^<>]*?)?\s*/?>")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# template statements alone on a line: Liquid in GitHub's docs ({% note %} … {% endnote %}),
+# Jinja in MkDocs macros ({% if … %}, {% include "x.md" %})
+_TEMPLATE_TAGS = re.compile(r"(\{%-?[^%]*?-?%\}\s*)+")
 
 
 def _inline_segment(text: str, labels: frozenset[str], raw_html: bool) -> str:
@@ -395,6 +400,9 @@ class _Transformer:
                 continue
             if "<!--" in line:
                 i = self._drop_comment(lines, i)
+                continue
+            if _TEMPLATE_TAGS.fullmatch(stripped):
+                i += 1
                 continue
             indent = _indent(line)
 

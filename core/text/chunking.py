@@ -69,8 +69,9 @@ __all__ = [
 # 9: PDF read anew: real hyphens kept at line ends of word-processor exports, subset fonts
 # measured through their /ToUnicode map (paragraphs joined), the contents' heading dropped, a
 # cover title wrapped over lines, table rows and callouts never headings. 10: a bold clause
-# ending in a colon is a PDF heading ("If the credential is a console password:").
-CHUNKER_VERSION = 10
+# ending in a colon is a PDF heading ("If the credential is a console password:"). 11: Markdown
+# template statements on a line of their own ({% note %}, {% endif %}) dropped.
+CHUNKER_VERSION = 11
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

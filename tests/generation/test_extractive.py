@@ -220,6 +220,37 @@ def test_supplement_lines_of_one_passage_keep_their_order():
     ]
 
 
+def test_code_blocks_inside_a_step_keep_their_fences_and_are_closed():
+    """A fence with a marker after it ("``` [1]") closes no block and the rest of the answer
+    would render as code; a quote that ends inside a block gets its closing fence."""
+    text = (
+        "1. プライマリをメンテナンスモードにする。\n"
+        "   - 管理コンソールか次のコマンドを使う。\n"
+        "     ```shell\n"
+        "     $ ghe-maintenance -s\n"
+        "     ```\n"
+        "2. レプリカを昇格する。\n"
+        "   ```shell\n"
+        "   $ ghe-repl-promote\n"
+    )
+    evidence = [Evidence("1", text, "フェイルオーバー > 手順", 0.9, "failover.md")]
+    lines = extractive_answer(
+        "メンテナンスモードにして昇格する手順は",
+        evidence,
+        ["メンテナンス", "モード", "昇格", "手順"],
+    ).text.splitlines()
+    assert "   - 管理コンソールか次のコマンドを使う。 [1]" in lines
+    fences = [line for line in lines if line.strip().startswith("```")]
+    assert fences == ["     ```shell", "     ```", "   ```shell", "   ```"], lines
+    assert "     $ ghe-maintenance -s" in lines and "   $ ghe-repl-promote" in lines
+    # a chunk that ends on the opening fence quotes no empty block
+    cut = Evidence("1", text.rsplit("   $", 1)[0], "フェイルオーバー > 手順", 0.9, "failover.md")
+    lines = extractive_answer(
+        "メンテナンスモードにして昇格する手順は", [cut], ["メンテナンス", "モード", "昇格", "手順"]
+    ).text.splitlines()
+    assert lines[-1] == "2. レプリカを昇格する。 [1]", lines
+
+
 EN = "Phishing response"
 EN_SECTIONS = {
     "Purpose": "This runbook describes how the SOC responds to a reported phishing email.\n",

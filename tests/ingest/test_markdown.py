@@ -94,6 +94,30 @@ def test_html_is_reduced_to_text_and_comments_dropped(page):
     assert "編集メモ" not in page.text and "複数行のコメント" not in page.text
 
 
+def test_template_statements_on_their_own_line_are_dropped():
+    source = (
+        "## Failover\n\n"
+        "1. Put the primary in maintenance mode.\n\n"
+        "   {% note %}\n\n"
+        "   **Note:** wait until replication finishes.\n\n"
+        "   {% endnote %}\n"
+        "{%- if ghes %} {% data reusables.enterprise.note %} {%- endif %}\n"
+        "2. Promote the replica with `{% raw %}ghe-repl-promote{% endraw %}`.\n"
+        "```\n{% note %}\n```\n"
+    )
+    text = read_markdown(source, "x.md").text
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    assert lines == [
+        "## Failover",
+        "1. Put the primary in maintenance mode.",
+        "**Note:** wait until replication finishes.",
+        "2. Promote the replica with `{% raw %}ghe-repl-promote{% endraw %}`.",
+        "```",
+        "{% note %}",  # code is kept verbatim
+        "```",
+    ]
+
+
 def test_auto_numbered_steps_are_numbered_as_displayed(page):
     lines = _lines(page.text)
     start = lines.index("1. EDR で端末を隔離する。")
