@@ -344,6 +344,14 @@ def _answers(u: Unit, ev: Evidence, terms: Sequence[str], other_kind: bool) -> b
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
+def _list_break(units: Sequence[Unit]) -> list[str]:
+    """A blank line when the quote starts a numbered list at another number than 1: Markdown
+    lets only a list that starts at 1 interrupt the lead line, and 「…より [1]: 5. … 6. …」 would
+    read as one paragraph."""
+    match = STEP_RE.match(units[0].text) if units and units[0].kind == "step" else None
+    return [""] if match and match.group(1) and int(match.group(1)) != 1 else []
+
+
 def _render(u: Unit, label: str) -> list[str]:
     """The item's line, then its nested lines indented under it, each with the marker."""
     if u.kind == "step":
@@ -460,6 +468,7 @@ def extractive_answer(
 
     ev = evidence[best.evidence]
     lines = [f"「{ev.heading}」より [{ev.label}]:" if ev.heading else f"[{ev.label}]:"]
+    lines += _list_break(chosen)
     for u in chosen:
         lines += _render(u, ev.label)
     if second:
@@ -468,6 +477,7 @@ def extractive_answer(
         lines.append(
             f"「{other.heading}」より [{other.label}]:" if other.heading else f"[{other.label}]:"
         )
+        lines += _list_break(second)
         for u in second:
             lines += _render(u, other.label)
         extras = extras[:1]

@@ -220,6 +220,24 @@ def test_supplement_lines_of_one_passage_keep_their_order():
     ]
 
 
+def test_a_quote_starting_at_step_5_is_set_apart_from_its_lead_line():
+    """Markdown lets only a list starting at 1 interrupt a paragraph: 「…より [1]:」 followed by
+    "5. …" would render as one paragraph, so a blank line comes between them."""
+    text = (  # a chunk that starts inside the list, as a long list is cut
+        "5. レプリカの IP アドレスを指すように DNS レコードを更新する。\n"
+        "6. DNS の更新が反映されたことを確認する。\n"
+    )
+    evidence = [Evidence("1", text, "フェイルオーバー > 手順", 0.9, "failover.md")]
+    lines = extractive_answer(
+        "DNS レコードを更新する手順は", evidence, ["DNS", "レコード", "更新", "手順"]
+    ).text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("5. "))
+    assert lines[start - 1] == "" and lines[start - 2].endswith("より [1]:"), lines
+    one = [Evidence("1", "1. DNS レコードを更新する。\n2. 反映を確認する。\n", "DNS > 手順", 0.9)]
+    lines = extractive_answer("DNS レコードの更新", one, ["DNS", "レコード", "更新"]).text
+    assert lines.splitlines()[1].startswith("1. ")  # a list from 1 follows its lead directly
+
+
 def test_code_blocks_inside_a_step_keep_their_fences_and_are_closed():
     """A fence with a marker after it ("``` [1]") closes no block and the rest of the answer
     would render as code; a quote that ends inside a block gets its closing fence."""
