@@ -603,9 +603,7 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         obj = _ja_object(window, stem)
         if stem in _SECRET_RESET_VERBS and _JA_SECRET.search(window):
             continue  # a password reset replaces a secret: nothing is destroyed
-        if stem in ("削除", "消") and (
-            _JA_REMOVE_FROM_SAFE.search(window) or _JA_ROLE_OBJECT.search(window)
-        ):
+        if stem in ("削除", "消") and _JA_MEMBERSHIP.search(window):
             continue  # membership: nothing is destroyed
         mood = _ja_mood(tail, sentence[m.end() :], source, is_item)
         after = sentence[m.end() :]
@@ -752,15 +750,14 @@ _EN_SECRET = re.compile(r"^(passwords?|passphrases?|pins?|mfa|tokens?|secrets?)$
 _JA_SECRET = re.compile(
     r"(パスワード|パスフレーズ|PIN|暗証番号|MFA|多要素認証|トークン|シークレット)"
 )
-# 「管理者役割グループから(…アカウントを)削除する」: membership, as "remove X from the group"
-_JA_REMOVE_FROM_SAFE = re.compile(
+# Membership, where nothing is destroyed: 「管理者役割グループから(…アカウントを)削除する」 as
+# "remove X from the group", and 「管理者の役割を削除する」「ロールの割り当てを削除」, where the role
+# is taken from the account and can be given back (the account, its data and the role stay).
+_JA_MEMBERSHIP = re.compile(
     r"(グループ|役割|ロール|チャンネル|チャット|会議|通話|当番|ローテーション|"
     r"メーリングリスト|配布リスト|ネットワーク)から"
+    r"|(役割|ロール|割り当て|メンバーシップ)を$"
 )
-
-# 「管理者の役割を削除する」「ロールの割り当てを削除」: the role is taken from the account and can be
-# given back; the account, its data and the role itself stay.
-_JA_ROLE_OBJECT = re.compile(r"(役割|ロール|ロールの割り当て|割り当て|メンバーシップ)を$")
 
 # "remove X from <where>" where nothing is destroyed: isolation (the network) or leaving a
 # conversation, a rota or a group ("remove someone from the call", "from the on-call schedule").

@@ -51,11 +51,10 @@ from core.schemas.search import (
 from core.text.english import is_plain_word, stem, word_spans
 from core.text.entities import extract_query_entities
 from core.text.glossary import (
-    cross_language_terms,
+    cross_language,
     enough_names,
     missing_names,
     proper_names,
-    translated_surfaces,
 )
 from core.text.script import dominant_script, passage_script, same_script
 from core.text.tokenize import query_terms
@@ -389,7 +388,7 @@ class Searcher:
         """(the question's words that have a spelling in the other language, those spellings):
         the glossary's terms, then the loanwords of the corpus that sound like a word of the
         question the glossary does not translate ("replica" → レプリカ, メモリ → "memory")."""
-        surfaces, translations = translated_surfaces(text), cross_language_terms(text)
+        surfaces, translations = cross_language(text)
         # a word the glossary translates already ("security" of "security incident", セキュリティ
         # of セキュリティインシデント) is not looked up again
         covered_words = {w for surface in surfaces for w in surface.split()}

@@ -4,7 +4,7 @@ A price, fee or allowance is a fact a passage states or does not: "How much does
 plan cost per user?" or 「オンコール手当っていくら支給されるの？」 is answered by a passage with an
 amount in it (¥5,000, $49, 3万円, "free of charge"), never by one that is merely about the same
 product or policy. The evidence grade refuses such a question when none of its passages states
-an amount (``core.guardrails.EvidenceGrade.amount_found``), as it does for a name the passages
+an amount (``core.guardrails.EvidenceGrade.amount_missing``), as it does for a name the passages
 never mention. Questions about how much *access* or *time* something takes are not about money.
 """
 

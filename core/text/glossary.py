@@ -485,27 +485,33 @@ def translations(text: str, target: str) -> list[str]:
     return list(dict.fromkeys(getattr(table[n], side)[0] for _, ns in found for n in ns))
 
 
-def cross_language_terms(text: str) -> list[str]:
-    """The glossary terms of ``text`` in the other language: English for a Japanese question,
-    Japanese for an English one (none for a text in neither script)."""
+def cross_language(text: str) -> tuple[list[str], list[str]]:
+    """(the words of ``text`` the glossary translates, as written (lower-cased, NFKC); their
+    glossary terms in the other language: English for a Japanese question, Japanese for an
+    English one), from one pass over ``text``; both empty for a text in neither script."""
     from core.text.script import dominant_script
 
     script = dominant_script(text)
     if script == "none":
-        return []
-    return translations(text, "en" if script == "ja" else "ja")
+        return [], []
+    source = "ja" if script == "ja" else "en"
+    side = "english" if source == "ja" else "japanese"
+    found = _found(_fold(text), source)
+    table = entries()
+    surfaces = list(dict.fromkeys(surface for surface, _ in found))
+    terms = list(dict.fromkeys(getattr(table[n], side)[0] for _, ns in found for n in ns))
+    return surfaces, terms
+
+
+def cross_language_terms(text: str) -> list[str]:
+    """The glossary terms of ``text`` in the other language (``cross_language``)."""
+    return cross_language(text)[1]
 
 
 def translated_surfaces(text: str) -> list[str]:
-    """The words of ``text`` that the glossary translates, as written (lower-cased, NFKC): the
-    source side of ``cross_language_terms``."""
-    from core.text.script import dominant_script
-
-    script = dominant_script(text)
-    if script == "none":
-        return []
-    source = "ja" if script == "ja" else "en"
-    return list(dict.fromkeys(surface for surface, _ in _found(_fold(text), source)))
+    """The words of ``text`` that the glossary translates, as written: the source side of
+    ``cross_language_terms``."""
+    return cross_language(text)[0]
 
 
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-./][A-Za-z0-9]+)*")
