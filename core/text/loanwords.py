@@ -169,16 +169,13 @@ _EN_FIRST_VOWEL = re.compile(r"([^aeiouy]*)([aeiouy]+)")
 _MORA = re.compile(r"([^aeiou]*)([aeiou])")
 
 
-def _first_vowel(sound: str, katakana: bool, after: int) -> str:
-    """The vowel that follows the ``after``-th consonant of the word's sound (the first vowel of
-    a word that opens on one): katakana gives each consonant of a cluster a vowel of its own
-    (ブ・ロ・ック for "block"), so the vowel English writes after its first consonants is the one
-    after as many consonants in katakana."""
-    if not katakana:
-        match = _EN_FIRST_VOWEL.match(sound)
-        return match.group(2)[:2] if match else ""
+def _kana_vowel_after(romaji: str, after: int) -> str:
+    """The vowel that follows the ``after``-th consonant of a romanized katakana word (its first
+    vowel when ``after`` is 0 and the word opens on one): katakana gives each consonant of a
+    cluster a vowel of its own (ブ・ロ・ック for "block"), so the vowel English writes after its
+    first consonants is the one after as many consonants in katakana."""
     vowels: list[str | None] = []
-    for group, vowel in _MORA.findall(sound.replace("y", "")):
+    for group, vowel in _MORA.findall(romaji.replace("y", "")):
         units = _CONSONANT.findall(group)
         if not units and not vowels and after == 0:
             return vowel
@@ -195,9 +192,9 @@ def vowels_agree(english: str, katakana: str) -> bool:
     if not match or not ja:
         return False
     cluster = len(_CONSONANT.findall(match.group(1)))
-    written = _first_vowel(en, False, cluster)
+    written = match.group(2)[:2]
     allowed = _VOWEL_SPELLINGS.get(written, _VOWEL_SPELLINGS.get(written[:1], ""))
-    return _first_vowel(ja, True, cluster) in allowed
+    return _kana_vowel_after(ja, cluster) in allowed
 
 
 def katakana_words(text: str) -> list[str]:
