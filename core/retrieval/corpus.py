@@ -25,10 +25,12 @@ from core.retrieval.embeddings import Embedder, EmbedderInfo, configured_info, g
 from core.retrieval.graph import GraphStore, SQLiteGraphStore
 from core.retrieval.graph_neo4j import Neo4jGraphStore
 from core.retrieval.keyword import KeywordIndex
-from core.retrieval.store import ChunkStore
+from core.retrieval.store import ChunkStore, chunk_vector_key
+from core.retrieval.translations import ChunkVector, Translations, find_translations
 from core.retrieval.vector import ChromaVectorIndex, FaissVectorIndex, VectorIndex, chroma_client
 from core.settings import Settings
 from core.text.loanwords import LoanwordIndex
+from core.text.script import passage_script
 from core.text.tokenize import Tokenizer, get_tokenizer
 
 RUNBOOK_HEADING_WEIGHT = 2
@@ -114,6 +116,8 @@ class Corpus:
         # (generation, collections or None for all) -> index, of the newest two generations
         self._loanwords: dict[tuple[int, frozenset[str] | None], LoanwordIndex] = {}
         self._loanword_lock = threading.Lock()
+        self._translations: dict[int, Translations] = {}  # generation -> pairs (newest two)
+        self._translation_lock = threading.Lock()
         self._keyword_lock = threading.Lock()
         self._scopes: dict[tuple[int, frozenset[str]], CollectionScope] = {}
         self._seal: IndexSeal | None = None
@@ -198,6 +202,39 @@ class Corpus:
                     self._loanwords.clear()
                 self._loanwords[key] = index
             return index
+
+    def translations_at(self, generation: int) -> Translations:
+        """The documents of ``generation`` that translate each other
+        (``core.retrieval.translations``), from the stored chunk vectors; built on first use,
+        call it inside ``store.snapshot()``. A chunk embedded as passage windows is the mean of
+        its windows."""
+        with self._translation_lock:
+            found = self._translations.get(generation)
+            if found is None:
+                found = self._find_translations()
+                self._translations[generation] = found
+                for old in sorted(self._translations)[:-2]:
+                    del self._translations[old]
+            return found
+
+    def _find_translations(self) -> Translations:
+        keys, matrix = self.vectors.all_vectors()
+        rows: dict[str, list[int]] = {}
+        for i, key in enumerate(keys):
+            rows.setdefault(chunk_vector_key(key), []).append(i)
+        stored = self.store.chunks_by_vector_key(list(rows))
+        chunks = []
+        for key, sc in stored.items():
+            c = sc.chunk
+            chunks.append(
+                ChunkVector(
+                    c.chunk_id,
+                    c.doc_id,
+                    passage_script(c.title, c.heading, c.body),
+                    matrix[rows[key]].mean(axis=0),
+                )
+            )
+        return find_translations(chunks)
 
     def scope(self, collections: Collection[str]) -> CollectionScope:
         """The chunks of ``collections`` and their own BM25 index (cached per generation)."""

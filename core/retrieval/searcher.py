@@ -31,6 +31,7 @@ from core.retrieval.hits import Hit
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.rerank import load_reranker
 from core.retrieval.store import StoredChunk, chunk_vector_key
+from core.retrieval.translations import prefer_question_language
 from core.schemas.search import (
     Highlight,
     HighlightOffset,
@@ -306,6 +307,10 @@ class Searcher:
         candidates = self._filter(hits, query)
         names = proper_names(query.text) if self.corpus.spec.kind == "runbook" else []
         prefer_named(candidates, names)
+        if self.corpus.spec.kind == "runbook" and "semantic" in wanted:
+            # a page and its translation answer alike: the question's language comes first
+            translations = self.corpus.translations_at(generation)
+            prefer_question_language(candidates, translations, dominant_script(query.text))
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(  # type: ignore[arg-type]

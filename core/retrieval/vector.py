@@ -46,6 +46,9 @@ class VectorIndex(Protocol):
 
     def count(self) -> int: ...
 
+    def all_vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every stored key and its vector (rows in the order of the keys)."""
+
     def flush(self) -> None:
         """Persist pending writes (a no-op for stores that write through)."""
 
@@ -171,6 +174,22 @@ class ChromaVectorIndex:
         except Exception as exc:
             raise _chroma_error(exc) from exc
 
+    def all_vectors(self) -> tuple[list[str], np.ndarray]:
+        keys: list[str] = []
+        parts: list[np.ndarray] = []
+        try:
+            while True:  # in pages: Chroma caps what one request returns
+                page = self._col.get(include=["embeddings"], limit=5000, offset=len(keys))
+                if not page["ids"]:
+                    break
+                keys.extend(page["ids"])
+                parts.append(np.asarray(page["embeddings"], dtype=np.float32))
+        except Exception as exc:
+            raise _chroma_error(exc) from exc
+        if not parts:
+            return [], np.zeros((0, self.info.dim), dtype=np.float32)
+        return keys, np.concatenate(parts)
+
     def flush(self) -> None:
         return None
 
@@ -278,6 +297,10 @@ class FaissVectorIndex:
 
     def count(self) -> int:
         return len(self._keys)
+
+    def all_vectors(self) -> tuple[list[str], np.ndarray]:
+        with self._lock:
+            return list(self._keys), self._all_vectors()
 
     def flush(self) -> None:
         with self._lock:

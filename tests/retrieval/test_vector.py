@@ -31,6 +31,11 @@ def exercise(index) -> None:
     assert [k for k, _ in index.query(unit(1, 0, 0, 0), 5)] == ["c", "b"]
     index.upsert(["b"], np.stack([unit(0, 0, 1, 0)]), [{"chunk_id": "b"}])
     assert index.query(unit(0, 0, 1, 0), 1)[0][0] == "b"
+    keys, vectors = index.all_vectors()  # every key with its current vector
+    stored = dict(zip(keys, vectors, strict=True))
+    assert set(stored) == {"b", "c"} and vectors.shape == (2, 4)
+    assert stored["b"] == pytest.approx(unit(0, 0, 1, 0), abs=1e-6)
+    assert stored["c"] == pytest.approx(unit(1, 1, 0, 0), abs=1e-6)
     index.flush()
 
 
