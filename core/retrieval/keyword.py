@@ -62,6 +62,21 @@ class KeywordIndex:
             return 1.0
         return len(distinct & self._vocab) / len(distinct)
 
+    def idf(self, tokens: Sequence[str]) -> dict[str, float]:
+        """BM25's inverse document frequency of each distinct token the corpus knows (bm25s'
+        Lucene form, ``log(1 + (N - df + 0.5) / (df + 0.5))``)."""
+        known = {t for t in tokens if t and t in self._vocab}
+        if not known or self._empty:
+            return {}
+        vocab = self._bm25.vocab_dict
+        indptr = self._bm25.scores["indptr"]
+        n = len(self.keys)
+        out = {}
+        for t in known:
+            df = int(indptr[vocab[t] + 1] - indptr[vocab[t]])
+            out[t] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+        return out
+
     def search(self, query_tokens: Sequence[str], n: int) -> list[tuple[str, float]]:
         """The ``n`` best keys with a positive score, best first (no other threshold)."""
         scores = self.scores(query_tokens)

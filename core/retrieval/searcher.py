@@ -80,6 +80,11 @@ NAVIGATION_WEIGHT = 0.5
 NAMED_TOP_K = 16
 NAMED_MISS_WEIGHT = 0.5
 OTHER_SCRIPT_WEIGHT = 0.3  # see Searcher._across_scripts
+# The most a passage in the other script's keyword score is scaled by (``language_balance``).
+# Measured with bench.answer_trust (development set, and folders of third-party runbooks in
+# both languages): 1.5 left half of the gain on Japanese questions over English pages, and 3
+# lost an English question to a Japanese page.
+LANGUAGE_BALANCE_CAP = 2.0
 
 
 @dataclass(slots=True)
@@ -246,6 +251,27 @@ def prefer_named(hits: list[Hit], names: list[str], top_k: int = NAMED_TOP_K) ->
     hits[:top_k] = head
 
 
+def language_balance(
+    keyword: KeywordIndex, tokens: list[str], translated: list[str], script: str
+) -> float:
+    """How much to scale the keyword score of a passage in the other script than the
+    question's, in a folder of both languages: the IDF mass of the question's tokens (what a
+    passage in its own script can match) over that of the tokens a passage in the other
+    script can match (the translations, and the question's words in that script: names,
+    commands), at least 1 and at most LANGUAGE_BALANCE_CAP. A Japanese question's own words
+    match a Japanese page on a neighbouring topic, while the English page that answers can
+    match only the few words the glossary translates, and lost to it."""
+    if script not in ("ja", "latin"):
+        return 1.0
+    other = set(translated) | {t for t in tokens if dominant_script(t) not in (script, "none")}
+    idf = keyword.idf([*tokens, *other])
+    same_mass = sum(idf.get(t, 0.0) for t in set(tokens))
+    other_mass = sum(idf.get(t, 0.0) for t in other)
+    if other_mass <= 0:
+        return 1.0  # nothing to match there: the passages of the other script score nothing
+    return min(LANGUAGE_BALANCE_CAP, max(1.0, same_mass / other_mass))
+
+
 class Searcher:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
@@ -323,6 +349,8 @@ class Searcher:
             self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
 
         page = candidates[opts.offset : opts.offset + opts.limit]
+        if ranked.vector is not None:
+            self._fill_cosines(page, ranked.vector)
         items = self._items(page, terms, opts.include_highlights)
         metrics = SearchStrategyMetrics(
             **{name: _metric(name, wanted, ranked, normalized) for name in STRATEGIES}
@@ -420,11 +448,13 @@ class Searcher:
         language: "call" or "incident" in a Japanese page is a channel name, a URL or a
         placeholder, and the page that answers carries their translation (コール, インシデント),
         which the query holds too. Words without a translation (names, "etcd") count fully.
+        A passage in the other script then has its score scaled by ``language_balance``.
         Returns the ranking and, when it is not by raw BM25, the raw BM25 of its candidates."""
-        if not translated:
+        balance = language_balance(keyword, tokens, translated, script)
+        if not translated and balance == 1.0:
             return keyword.search(tokens, floor), None
         incidental = [t for t in tokens if t in own]
-        if not incidental:
+        if not incidental and balance == 1.0:
             return keyword.search(tokens + translated, floor), None
         rest = [t for t in tokens if t not in own] + translated
         main, extra = keyword.scores(rest), keyword.scores(incidental)
@@ -440,8 +470,10 @@ class Searcher:
             item = stored.get(key)
             c = item.chunk if item is not None else None
             same = c is None or same_script(script, passage_script(c.title, c.heading, c.body))
-            weight = 1.0 if same else OTHER_SCRIPT_WEIGHT
-            scored.append((key, float(main[i] + weight * extra[i]), float(total[i])))
+            score = (
+                main[i] + extra[i] if same else balance * (main[i] + OTHER_SCRIPT_WEIGHT * extra[i])
+            )
+            scored.append((key, float(score), float(total[i])))
         scored.sort(key=lambda kv: -kv[1])
         kept = scored[:floor]
         return [(key, score) for key, score, _ in kept], {key: raw for key, _, raw in kept}
@@ -507,6 +539,20 @@ class Searcher:
             best.setdefault(chunk_vector_key(key), score)
         ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items()]
         return ranking[:floor]
+
+    def _fill_cosines(self, page: list[Hit], vec: np.ndarray) -> None:
+        """The raw cosine of the hits that were no vector candidate (found by keyword alone):
+        their cosine is unknown, not zero, and the evidence grade reads the page's best one."""
+        if self.corpus.spec.vector_window > 0:  # a chunk's cosine is that of its best window
+            return
+        missing = [h for h in page if h.raw["cosine"] <= 0.0]
+        if not missing:
+            return
+        found = self.corpus.vectors.vectors([h.stored.vector_key for h in missing])
+        for h in missing:
+            v = found.get(h.stored.vector_key)
+            if v is not None:
+                h.raw["cosine"] = max(0.0, float(np.dot(vec, v)))
 
     @staticmethod
     def _hit(sc: StoredChunk, combined: float, normalized: dict, raw: dict) -> Hit:

@@ -49,6 +49,9 @@ class VectorIndex(Protocol):
     def all_vectors(self) -> tuple[list[str], np.ndarray]:
         """Every stored key and its vector (rows in the order of the keys)."""
 
+    def vectors(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vector of each of ``keys`` that is stored."""
+
     def flush(self) -> None:
         """Persist pending writes (a no-op for stores that write through)."""
 
@@ -173,6 +176,16 @@ class ChromaVectorIndex:
             return int(self._col.count())
         except Exception as exc:
             raise _chroma_error(exc) from exc
+
+    def vectors(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        if not keys:
+            return {}
+        try:
+            got = self._col.get(ids=list(keys), include=["embeddings"])
+        except Exception as exc:
+            raise _chroma_error(exc) from exc
+        rows = np.asarray(got["embeddings"], dtype=np.float32)
+        return {k: rows[i] for i, k in enumerate(got["ids"])}
 
     def all_vectors(self) -> tuple[list[str], np.ndarray]:
         keys: list[str] = []
@@ -301,6 +314,10 @@ class FaissVectorIndex:
     def all_vectors(self) -> tuple[list[str], np.ndarray]:
         with self._lock:
             return list(self._keys), self._all_vectors()
+
+    def vectors(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        with self._lock:
+            return {k: self._index.reconstruct(self._pos[k]) for k in keys if k in self._pos}
 
     def flush(self) -> None:
         with self._lock:

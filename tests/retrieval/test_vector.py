@@ -36,6 +36,8 @@ def exercise(index) -> None:
     assert set(stored) == {"b", "c"} and vectors.shape == (2, 4)
     assert stored["b"] == pytest.approx(unit(0, 0, 1, 0), abs=1e-6)
     assert stored["c"] == pytest.approx(unit(1, 1, 0, 0), abs=1e-6)
+    some = index.vectors(["c", "gone"])  # by key; an unknown key is left out
+    assert set(some) == {"c"} and some["c"] == pytest.approx(unit(1, 1, 0, 0), abs=1e-6)
     index.flush()
 
 
