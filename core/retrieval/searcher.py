@@ -10,7 +10,10 @@ normalization, totalCount, focus, rerank, excerpts and the evidence grade never 
 chunk. Then the lists are fused (weighted min-max by default, RRF on request), then filtered (file ids, date
 range on ``updated_at``, ``minRelevance`` on the combined score), optionally re-scored by focus
 (``core.retrieval.focus``) and reranked, and cut to offset/limit. A corpus that embeds passage
-windows gives each chunk the cosine of its best window. Results carry highlights (offsets of the query terms in the returned text),
+windows gives each chunk the cosine of its best window. In a runbook corpus of both languages,
+a passage in the other script than the question's has its keyword score balanced
+(``language_balance``), and a passage whose translation is a candidate yields to it
+(``core.retrieval.translations``); a page hit found by keywords alone gets its real cosine. Results carry highlights (offsets of the query terms in the returned text),
 context before/after from the source document, and per-strategy metrics.
 """
 
