@@ -15,7 +15,9 @@
    dropped from the text: they repeat the titles that the headings already carry and, indexed,
    they match every question without answering any. The contents' own heading goes with them
    when entries follow it on its page: kept, it would head whatever comes after the contents
-   (a cover's version and disclaimer, the first section's lead).
+   (a cover's version and disclaimer, the first section's lead). So does an outline entry
+   named like it: a word processor nests under that bookmark every section a level below it,
+   and those move up a level.
 4. **Headings.** With an outline (bookmarks), each entry is placed on its destination page: its
    title is looked for, compared without case, blanks, punctuation or leading numbering, at the
    start of one to four consecutive lines (nearest to the bookmark's ``/Top`` when several
@@ -38,7 +40,11 @@
    not start a list item or a step, they have the same size, the vertical gap is not wider than
    1.3 times the document's usual line pitch (or the line starts the next page), and the first
    line was wrapped: the next line's first word would not have fit before the right edge (of the
-   page, or of a narrower column: see ``_right_edges``). The
+   page, or of a narrower column: see ``_right_edges``). A Japanese line's first "word" is
+   its first character with those that may not open a line (「は、」: 行頭禁則), and a line
+   ending in a Japanese character inside a sentence may end up to two characters early
+   (kinsoku and the justification of mixed Latin runs). A line opening on a bare number
+   (``3 以下`` after "Severity") is an item only after a sentence end or an unwrapped line. The
    separator is a space between Latin characters and nothing when either side is Japanese (or
    another script written without spaces). A hyphen at the end of a line before a lower-case
    word is read from the document itself (see ``_Hyphens``): kept when the document writes the
@@ -61,6 +67,7 @@ naming the file.
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import logging
@@ -235,16 +242,20 @@ def _outline_entries(reader: Any) -> list[tuple[int, int, float | None, str]]:
     entries: list[tuple[int, int, float | None, str]] = []
 
     def walk(items: Any, level: int) -> None:
+        contents = False  # the entry before was the contents' own: its children move up
         for item in items:
             if isinstance(item, list):
-                walk(item, level + 1)
+                walk(item, level if contents else level + 1)
                 continue
             try:
                 page = reader.get_destination_page_number(item)
                 title = " ".join(str(item.title or "").split())
             except Exception:
                 continue
-            if page is None or page < 0 or not title:
+            # a bookmark to the table of contents (目次, Contents) is no heading: kept, it
+            # would head every section a word processor nested under it
+            contents = bool(_TOC_TITLE.fullmatch(title))
+            if page is None or page < 0 or not title or contents:
                 continue
             top = item.get("/Top")
             try:
@@ -619,8 +630,7 @@ def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
                     and not _HEADING_NUMBER.match(b.text.strip())
                 )
             ):
-                joiner = "" if is_cjk(a.text.strip()[-1:] or " ") else " "
-                a.text = a.text.rstrip() + joiner + b.text.lstrip()
+                a.text = _script_join(a.text.rstrip(), b.text.lstrip())
                 del lines[number + 1]
             else:
                 number += 1
@@ -634,6 +644,10 @@ _ITEM_START = re.compile(
     r"^\s*(?:-\s|\*\s|\(\d+\)|\d+(?:\.\d+)*[.)．]?\s|[a-zA-Z][.)]\s|第\d+|手順\d+|[①-⑳]|Sev\d)"
 )
 _PRIVATE_USE = re.compile(r"[\uE000-\uF8FF]")
+# a line opening on a number and a space ("3 以下のインシデント", the rest of "Severity 3"): an
+# item start only when the line before ended a sentence or was not wrapped
+_BARE_NUMBER = re.compile(r"^\s*\d+\s")
+_SENTENCE_ENDS = ("。", ".", "!", "?", "！", "？", ":", "：")
 _MISSING_SPACE = re.compile(
     r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z’'])|(?<=[a-z]{2}[.!?][”’\"'])(?=[A-Z])"
 )
@@ -706,7 +720,10 @@ def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
         return False
     if abs(a.size - b.size) > 0.6 or not a.text.strip() or not b.text.strip():
         return False
-    if _ITEM_START.match(b.text) or b.symbol_start or _BULLET_START.match(b.text):
+    if b.symbol_start or _BULLET_START.match(b.text):
+        return False
+    bare_number = _BARE_NUMBER.match(b.text) is not None
+    if _ITEM_START.match(b.text) and not bare_number:
         return False
     if " | " in a.text or " | " in b.text:
         return False
@@ -714,8 +731,14 @@ def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
         return False
     if a.page == b.page and a.y - b.y < 0:
         return False  # the next line is above: another column or a float
+    ends_sentence = a.text.rstrip().endswith(_SENTENCE_ENDS)
+    if bare_number and ends_sentence:
+        return False  # "3 Restart the service" after a full stop: a step
     space = 0.0 if is_cjk(b.text.strip()[0]) else 0.25 * b.size
-    return a.x1 + space + b.first_word_width > edge - 0.5
+    # Japanese word processors break a line up to two characters early (kinsoku, justification
+    # of mixed Latin runs); inside a sentence that is still a wrapped line
+    slack = 2 * b.size if is_cjk(a.text.rstrip()[-1]) and not ends_sentence else 0.0
+    return a.x1 + space + b.first_word_width + slack > edge - 0.5
 
 
 _STANDALONE = re.compile(r"(?<![A-Za-z-])[A-Za-z]+(?![A-Za-z-])")  # not part of "a-b"
@@ -805,9 +828,15 @@ def _join_text(a: str, b: str, hyphens: _Hyphens) -> str:
         return a + b if hyphens.keeps(parts) else a[:-1] + b
     if _HYPHEN_END.search(a) or a.endswith(("—", "–")):
         return a + b  # "COVID-" + "19", "pre-" + "Windows": a real hyphen; a dash
+    return _script_join(a, b)
+
+
+def _script_join(a: str, b: str) -> str:
+    """Two pieces of one line of text: nothing between them where either side is Japanese
+    (or another script written without spaces), a space between Latin words."""
     if a and b and (is_cjk(a[-1]) or is_cjk(b[0])):
         return a + b
-    return a + " " + b
+    return a + " " + b if a and b else a + b
 
 
 # --- assembly ---------------------------------------------------------------------------------
@@ -896,6 +925,8 @@ def structure(
         _font_headings(pages)
     text, headings = _assemble(pages)
     # a title set over several lines (a title and its subtitle) is one title
-    title_line = " ".join(ln.text.strip() for lines in pages for ln in lines if ln.title)
+    title_line = functools.reduce(
+        _script_join, (ln.text.strip() for lines in pages for ln in lines if ln.title), ""
+    )
     title = meta_title or normalize_text(title_line) or None
     return PdfText(text=text, headings=headings, title=title)

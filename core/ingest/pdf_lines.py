@@ -191,6 +191,14 @@ def _join_runs(runs: list[_Run]) -> str:
     return out
 
 
+# Characters a Japanese line may not start with (JIS X 4051 行頭禁則, the common set): closing
+# brackets and punctuation, small kana, the prolonged sound mark, iteration marks.
+_NO_LINE_START = frozenset(
+    "、。，．,.）)」』】〕〉》］]｝}〙〗！!？?‐゠–〜～ー・：:；;"
+    "ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿゝゞヽヾ々〻"
+)
+
+
 def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
     lines: list[PdfLine] = []
     current: list[_Run] = []
@@ -209,7 +217,12 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
             first = body[0]
             word = text.strip().split(" ")[0] if text.strip() else ""
             if word and is_cjk(word[0]):
-                word = word[0]
+                # one character, with those that may not start a line (行頭禁則: 「は、」「き、」
+                # 「ー」「ッ」): the line before broke earlier to keep them together
+                n = 1
+                while n < len(word) and word[n] in _NO_LINE_START:
+                    n += 1
+                word = word[:n]
             positioned = [r for r in body if r.x0 == r.x0]
             lines.append(
                 PdfLine(

@@ -70,8 +70,10 @@ __all__ = [
 # measured through their /ToUnicode map (paragraphs joined), the contents' heading dropped, a
 # cover title wrapped over lines, table rows and callouts never headings. 10: a bold clause
 # ending in a colon is a PDF heading ("If the credential is a console password:"). 11: Markdown
-# template statements on a line of their own ({% note %}, {% endif %}) dropped.
-CHUNKER_VERSION = 11
+# template statements on a line of their own ({% note %}, {% endif %}) dropped. 12: PDF: a
+# contents bookmark (目次) heads nothing, Japanese lines broken early (kinsoku) are joined, a
+# Japanese cover title over two lines joined without a space.
+CHUNKER_VERSION = 12
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -164,6 +164,45 @@ def test_a_cover_title_over_two_lines_is_the_title_of_a_pdf_with_an_outline(tmp_
     assert tree(doc) == [(1, "Overview")]
 
 
+def test_a_contents_bookmark_heads_nothing_and_its_children_move_up(tmp_path: Path):
+    # a word processor nests every section under the 目次 / Contents heading's bookmark when
+    # the sections are one level below it
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.start_section("Contents", level=0)
+    write(pdf, "Contents", 16, "B")
+    write(pdf, f"Overview {'.' * 60} 2")
+    write(pdf, f"Escalation {'.' * 60} 2")
+    pdf.add_page()
+    pdf.start_section("Overview", level=1)
+    write(pdf, "Overview", 16, "B")
+    write(pdf, "What this covers. " + LOREM)
+    pdf.start_section("Scope", level=2)
+    write(pdf, "Scope", 13, "B")
+    write(pdf, "Which hosts are in scope. " + LOREM)
+    pdf.start_section("Escalation", level=1)
+    write(pdf, "Escalation", 16, "B")
+    write(pdf, "Call the lead. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [(1, "Overview"), (2, "Scope"), (1, "Escalation")]
+    assert section_of(doc, "Call the lead") == ("Escalation",)
+    assert "Contents" not in doc.text
+
+
+def test_a_japanese_cover_title_over_two_lines_joins_without_a_space(tmp_path: Path, font: Path):
+    pdf = new_pdf()
+    pdf.add_font("wb", fname=str(font))
+    pdf.add_page()
+    write(pdf, "対応手順書", 22, family="wb")
+    write(pdf, "確認項目", 22, family="wb")
+    pdf.start_section("概要", level=0)
+    write(pdf, "概要", 16, family="wb")
+    write(pdf, JA_PARAGRAPH, family="wb")
+    doc = load(tmp_path, pdf)
+    assert doc.title == "対応手順書確認項目"
+    assert tree(doc) == [(1, "概要")]
+
+
 def test_a_flat_outline_is_nested_by_its_numbers(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
@@ -653,6 +692,47 @@ def test_japanese_lines_join_without_a_space(tmp_path: Path, font: Path):
     assert doc.title == "対応手順書"
     assert section_of(doc, "揮発性の情報") == ("1. 目的",)
     assert "Contact the SOC lead by phone. " + LOREM in doc.text
+
+
+def _lines_at(pdf: FPDF, lines: list[str], family: str, size: float = 11) -> None:
+    """Each line set where given, a line pitch apart, as a word processor breaks them."""
+    pdf.set_font(family, size=size)
+    for text in lines:
+        if not text:  # a paragraph break
+            pdf.ln(size * 0.35)
+            continue
+        pdf.set_x(pdf.l_margin)
+        pdf.cell(0, size * 0.45, text, new_x="LMARGIN", new_y="NEXT")
+
+
+def test_a_japanese_line_broken_early_still_joins(tmp_path: Path, font: Path):
+    # 20 characters fill a line. Word processors keep 「は、」 together (行頭禁則) and break up
+    # to two characters early inside a sentence; a line ending a sentence two characters
+    # early ends its paragraph; a number opening the next line after a Latin word at the edge
+    # goes on a wrapped line ("Severity" / "1 の端末").
+    pdf = new_pdf()
+    pdf.add_font("wb", fname=str(font))
+    pdf.add_page()
+    _lines_at(
+        pdf,
+        [
+            "初動対応では端末をネットワークから切り離",
+            "す前に揮発性の情報を保全実施した時で",
+            "は、経路をすべて残す。",
+            "",
+            "実施した操作と時刻をチケットに記録する前",
+            "証拠の受け渡しは管理者の承認を得る。",
+            "保管庫に入れるまでの経路をすべて残す。",
+            "",
+            "初動対応では端末を Priority 1 / Severity",
+            "1 の端末をネットワークから切り離す。",
+        ],
+        "wb",
+    )
+    text = load(tmp_path, pdf).text
+    assert "保全実施した時では、経路をすべて残す。" in text
+    assert "承認を得る。\n保管庫に入れる" in text
+    assert "Severity 1 の端末" in text
 
 
 def test_table_rows_stay_one_per_line(tmp_path: Path):
