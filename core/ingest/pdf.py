@@ -25,7 +25,8 @@
    entry found nowhere is written as a line of its own at its ``/Top`` position. Levels come from
    the outline's nesting, deepened by numbers where the outline is flatter than they are
    (``2.3.1`` under ``2.3``). Without an outline: the body size is the size that carries the most
-   characters; a short line (at most 120 characters, not ending in a comma, colon, semicolon,
+   characters outside code fonts (a runbook of shell scripts in a smaller monospaced font);
+   a line of code is never a heading; a short line (at most 120 characters, not ending in a comma, colon, semicolon,
    ``!`` or a sentence-ending period; a question may be a heading, and so may a bold clause of
    three words or more ending in a colon) set larger than the body, or bold at the body size
    (at least 90 % of its characters), is a heading, unless it is a table row, a callout, a
@@ -502,9 +503,12 @@ def _looks_like_a_title(text: str) -> bool:
 
 
 def _size_counts(lines: list[PdfLine]) -> Counter[float]:
-    """Characters set in each size (to the half point): the most common is the body's."""
+    """Characters set in each size (to the half point): the most common is the body's. Lines
+    in a code font count only when there is nothing else: a runbook of shell scripts in a
+    smaller monospaced font would make every line of prose "larger than the body"."""
+    prose = [ln for ln in lines if not ln.code] or lines
     sizes: Counter[float] = Counter()
-    for line in lines:
+    for line in prose:
         sizes[round(line.size * 2) / 2] += len(line.text.strip())
     return sizes
 
@@ -519,8 +523,8 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
 
     def style(line: PdfLine) -> tuple[float, bool] | None:
         text = line.text.strip()
-        if len(text) > _MAX_HEADING_CHARS:
-            return None
+        if len(text) > _MAX_HEADING_CHARS or line.code:
+            return None  # too long, or a line of code
         if text.endswith(_NOT_HEADING_END) and not (
             text.endswith((":", "：")) and line.bold and len(text.split()) >= 3
         ):
@@ -531,8 +535,8 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
             return None  # a sentence set in bold, not a heading ("Chapter 3." and "A." are)
         if _BULLET_START.match(text) or text.startswith(("- ", "* ")) or _URL_LIKE.search(text):
             return None  # a list item in bold, or a URL in a large font
-        if text[:1].islower():
-            return None  # the wrapped end of a bold sentence ("and applications")
+        if text[:1].islower() and not any(is_cjk(ch) for ch in text):
+            return None  # the wrapped end of a bold sentence ("and applications"); not 「cron設定」
         if not _looks_like_a_title(text):
             return None
         size = round(line.size * 2) / 2

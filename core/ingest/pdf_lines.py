@@ -4,12 +4,15 @@ pypdf's ``extract_text(visitor_text=...)`` gives every text run with its font, s
 position; the runs are grouped into lines carrying their page, baseline, left and right edge
 (run widths from the font's metrics, see ``FontWidths``), dominant size and weight. A gap of more
 than ``_CELL_GAP_EM`` between two runs of a line is a table cell boundary and becomes ``" | "``;
-a smaller gap with no blank at the junction becomes a space.
+a smaller gap with no blank at the junction becomes a space. A line knows whether it is set in
+a code font for the most part (``code``), and Kangxi radicals that a CJK font's /ToUnicode
+table gives for some ideographs read as those ideographs.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +35,7 @@ class PdfLine:
     bold: bool
     first_word_width: float  # width of the first word, to tell a wrapped line from a short one
     symbol_start: bool = False  # the first run is a single glyph of a symbol font
+    code: bool = False  # set in a monospaced font for the most part (a code block, a command)
     heading: int = 0  # level when the line is a heading
     title: bool = False
     flags: set[str] = field(default_factory=set)
@@ -39,6 +43,20 @@ class PdfLine:
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b|w[6-9]\b", re.IGNORECASE)
 _SYMBOL_FONT = re.compile(r"symbol|dingbat|wingding|webding", re.IGNORECASE)
+# Kangxi radicals and CJK radical supplements as the ideographs they stand for: CJK fonts map
+# some ideographs' glyphs to them in their /ToUnicode tables (Chromium's and LibreOffice's PDFs
+# of Noto CJK: 「⼿順」「⽬次」), and they are symbols (category So), not letters
+_RADICALS = {
+    code: unicodedata.normalize("NFKC", chr(code))
+    for code in [*range(0x2E80, 0x2EF4), *range(0x2F00, 0x2FD6)]
+    if len(unicodedata.normalize("NFKC", chr(code))) == 1
+    and unicodedata.normalize("NFKC", chr(code)) != chr(code)
+}
+# the code fonts of word processors and browsers, by name: a fixed-pitch flag would also take
+# the Japanese body fonts set on a grid (MS Gothic, MS Mincho, IPAGothic)
+_CODE_FONT = re.compile(
+    r"mono|courier|consol|menlo|inconsolata|code|fixedsys|lucidatypewriter", re.IGNORECASE
+)
 # C0 controls but the line break and the tab, and DEL: never text
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -120,6 +138,7 @@ class _Run:
     symbol: bool
     font: Any = None  # the font dictionary and the horizontal size, to measure a part of it
     em: float = 0.0
+    code: bool = False
 
 
 def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
@@ -159,6 +178,7 @@ def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
                     bool(_SYMBOL_FONT.search(name)),
                     font_dict,
                     float(font_size) * scale_x,
+                    bool(_CODE_FONT.search(name)),
                 )
             )
 
@@ -206,13 +226,14 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
     def close() -> None:
         body = [r for r in current if r.text.strip()]
         if body:
-            text = _join_runs(current)
+            text = _join_runs(current).translate(_RADICALS)
             sizes: Counter[float] = Counter()
-            bold = 0
+            bold = code = 0
             for run in body:
                 chars = len(run.text.strip())
                 sizes[run.size] += chars
                 bold += chars if run.bold else 0
+                code += chars if run.code else 0
             total = sum(sizes.values())
             first = body[0]
             word = text.strip().split(" ")[0] if text.strip() else ""
@@ -239,6 +260,7 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
                         else estimate_width(word, first.size)
                     ),
                     symbol_start=first.symbol and len(first.text.strip()) == 1,
+                    code=code > total / 2,
                 )
             )
         current.clear()

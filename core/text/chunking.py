@@ -72,8 +72,10 @@ __all__ = [
 # ending in a colon is a PDF heading ("If the credential is a console password:"). 11: Markdown
 # template statements on a line of their own ({% note %}, {% endif %}) dropped. 12: PDF: a
 # contents bookmark (目次) heads nothing, Japanese lines broken early (kinsoku) are joined, a
-# Japanese cover title over two lines joined without a space.
-CHUNKER_VERSION = 12
+# Japanese cover title over two lines joined without a space. 13: PDF: Kangxi radicals read as
+# ideographs (「⼿順」), code in a monospaced font does not set the body size, a bold Japanese
+# heading may open on a lower-case word (「cronジョブ設定」).
+CHUNKER_VERSION = 13
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -34,6 +34,8 @@ JA_PARAGRAPH = (
     "保管庫に入れるまでの経路をすべて残す。"
 )
 PUA_BULLET = "\uf0a7"
+# 「⼿順」「⽬的」 as some CJK fonts' /ToUnicode tables give them: Kangxi radicals U+2F3F, U+2F6C
+KANGXI = "\u2f3f\u2f6c"
 
 
 def make_font(path: Path, bold: bool = False, latin_width: int = 500) -> Path:
@@ -41,6 +43,7 @@ def make_font(path: Path, bold: bool = False, latin_width: int = 500) -> Path:
     ``latin_width``: the advance of the ASCII glyphs (per 1000 em)."""
     chars = {chr(c) for c in range(0x20, 0x7F)}
     chars |= set(JA_PARAGRAPH + "手順書目的範囲概要連絡先対応確認項目") | set("▪•" + PUA_BULLET)
+    chars |= set(KANGXI)
     cmap = {ord(ch): f"g{ord(ch):05X}" for ch in sorted(chars)}
     order = [".notdef", *cmap.values()]
     builder = FontBuilder(1000, isTTF=True)
@@ -733,6 +736,59 @@ def test_a_japanese_line_broken_early_still_joins(tmp_path: Path, font: Path):
     assert "保全実施した時では、経路をすべて残す。" in text
     assert "承認を得る。\n保管庫に入れる" in text
     assert "Severity 1 の端末" in text
+
+
+def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path: Path, font: Path):
+    pdf = new_pdf()
+    pdf.add_font("wb", fname=str(font))
+    pdf.add_page()
+    write(pdf, "対応\u2f3f順書", 18, family="wb")
+    write(pdf, "1. \u2f6c的", 14, family="wb")
+    write(pdf, JA_PARAGRAPH, family="wb")
+    write(pdf, "\u2f6c的と範囲", 14, family="wb")  # no number: a heading by its size alone
+    write(pdf, JA_PARAGRAPH, family="wb")
+    doc = load(tmp_path, pdf)
+    assert doc.title == "対応手順書"
+    assert tree(doc) == [(1, "1. 目的"), (1, "目的と範囲")]
+
+
+def test_code_in_a_smaller_monospaced_font_does_not_set_the_body_size(tmp_path: Path):
+    # a runbook of scripts: more characters of code than of prose; short prose lines are not
+    # "larger than the body"
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Backup", 16, "B")
+    write(pdf, "Run the backup script before every deployment.")
+    for n in range(40):
+        write(
+            pdf,
+            f"sudo cp -r /etc/systemd/system/backup-{n}.service /mnt/backup/",
+            8,
+            family="Courier",
+        )
+    write(pdf, "Check the size of the archive")
+    write(pdf, "Restore", 16, "B")
+    write(pdf, "Copy the files back.")
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [(1, "Backup"), (1, "Restore")]
+
+
+def test_a_bold_japanese_heading_may_open_on_a_lower_case_word(tmp_path: Path, font: Path):
+    # 「cron対応手順」 in bold at the body size heads its section; a bold English line opening
+    # in lower case is the wrapped end of a bold sentence
+    pdf = new_pdf()
+    pdf.add_font("wb", fname=str(font))
+    pdf.add_font("wbb", fname=str(make_font(tmp_path / "bold.ttf", bold=True)))
+    pdf.add_page()
+    write(pdf, "対応手順書", 20, family="wb")
+    write(pdf, "概要", 16, family="wb")
+    write(pdf, JA_PARAGRAPH, family="wb")
+    write(pdf, "cron対応手順", 11, family="wbb")
+    write(pdf, JA_PARAGRAPH, family="wb")
+    write(pdf, "and applications", 11, family="wbb")
+    write(pdf, JA_PARAGRAPH, family="wb")
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [(1, "概要"), (2, "cron対応手順")]
 
 
 def test_table_rows_stay_one_per_line(tmp_path: Path):
