@@ -13,7 +13,8 @@ styles and numbering); the body is then read from its XML in document order:
 - tables: one line per row, cells joined by ``" | "`` (a cell's paragraphs and nested tables
   folded into it);
 - text in tracked insertions is kept and tracked deletions are not; a table of contents (TOC
-  styles or a TOC content control) and the fallback copy of text boxes are skipped; page
+  styles or a TOC content control, or typed by hand: a 「目次」 / Contents paragraph and the
+  entries after it that end in a page number) and the fallback copy of text boxes are skipped; page
   headers, footers, comments and footnotes are not read.
 
 Bad files raise ``SourceFileError`` naming the file: not a zip (an old binary ``.doc`` is named
@@ -30,6 +31,7 @@ import zipfile
 from dataclasses import dataclass
 
 from core.errors import SourceFileError
+from core.ingest.contents import ends_in_page_number, is_contents_title, is_leader_entry
 from core.ingest.textbuild import TextBuilder
 from core.schemas.documents import Heading
 
@@ -134,6 +136,7 @@ class _Reader:
         self.has_title = False
         self.title: str | None = None
         self.first_heading: str | None = None
+        self.in_contents = False  # after a typed 「目次」 title, among its entries
 
     # --- style lookups -------------------------------------------------------------------
     def _chain(self, style_id: str | None):
@@ -228,7 +231,7 @@ class _Reader:
         style_id = _val(ppr.find(_w("pStyle"))) if ppr is not None else None
         text = paragraph_text(p)
         role, level = self.paragraph_role(p, style_id)
-        if role == "toc":
+        if role == "toc" or self._typed_contents(role, text):
             return
         if role == "title" and text.strip():
             if self.title is None:
@@ -248,6 +251,23 @@ class _Reader:
                 self.out.line(line, indent=2 * depth, marker=self.marker(num_id, ilvl))
             else:
                 self.out.line(line, indent=2 * numbering[2] + 2 if numbering else 0)
+
+    def _typed_contents(self, role: str, text: str) -> bool:
+        """A table of contents typed by hand (not Word's TOC field): a 「目次」 paragraph, the
+        entries after it that end in a page number, and any entry with a dotted leader. The
+        title kept as a heading would head the whole document (``core.ingest.contents``)."""
+        if role in ("heading", "body") and is_contents_title(text):
+            self.in_contents = True
+            return True
+        if role != "body":
+            self.in_contents = False
+            return False
+        if not text.strip():
+            return self.in_contents
+        if is_leader_entry(text) or (self.in_contents and ends_in_page_number(text)):
+            return True
+        self.in_contents = False
+        return False
 
     def table(self, tbl) -> None:
         for tr in tbl.iterchildren(_w("tr")):

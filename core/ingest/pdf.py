@@ -79,6 +79,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import SourceFileError
+from core.ingest.contents import (
+    ROMAN,
+    ends_in_page_number,
+    is_contents_title,
+    is_leader_entry,
+)
 from core.ingest.pdf_lines import FontWidths, PdfLine, is_cjk, page_lines
 from core.schemas.documents import Heading
 from core.text.chunking import pdf_heading_level
@@ -135,7 +141,7 @@ def _broken(name: str, path: str, exc: Exception) -> SourceFileError:
 
 # --- running headers, footers and page numbers ------------------------------------------------
 
-_ROMAN = r"[ivxlcdm]{1,7}"
+_ROMAN = ROMAN
 _PAGE_NUMBER = re.compile(
     rf"(?:page|p\.|ページ|頁)?\s*[-–—(]?\s*(?:\d{{1,4}}|{_ROMAN})\s*[-–—)]?\s*"
     rf"(?:(?:of|/|／)\s*\d{{1,4}})?\s*(?:ページ|頁)?",
@@ -174,16 +180,6 @@ def _drop_running_lines(pages: list[list[PdfLine]], boxes: list[tuple[float, flo
 
 # --- tables of contents -----------------------------------------------------------------------
 
-_LEADER_ENTRY = re.compile(
-    r".*\S\s*(?:\.{3,}|…+|‥+|(?:\.\s){3,}|・{3,}|·{3,}|．{3,}|_{3,})\s*\S*\d+\s*"
-)
-_ENDS_IN_NUMBER = re.compile(rf".*\S\s+(?:\d{{1,4}}|{_ROMAN})", re.IGNORECASE)
-_TOC_TITLE = re.compile(
-    r"(?:目\s*次|contents|table\s+of\s+contents|list\s+of\s+(?:tables|figures|exhibits)|"
-    r"表目次|図目次)",
-    re.IGNORECASE,
-)
-
 
 def _drop_contents(pages: list[list[PdfLine]]) -> None:
     for lines in pages:
@@ -191,18 +187,18 @@ def _drop_contents(pages: list[list[PdfLine]]) -> None:
         texts = [" ".join(ln.text.split()) for ln in body]
         in_contents = False
         for number, (line, text) in enumerate(zip(body, texts, strict=True)):
-            if _TOC_TITLE.fullmatch(text):
+            if is_contents_title(text):
                 in_contents = True
                 line.flags.add("contents-title")
                 continue
-            if _LEADER_ENTRY.fullmatch(text) or (in_contents and _ENDS_IN_NUMBER.fullmatch(text)):
+            if is_leader_entry(text) or (in_contents and ends_in_page_number(text)):
                 line.flags.add("contents")
             elif in_contents:  # a wrapped entry goes on; anything else ends the contents
                 nxt = body[number + 1] if number + 1 < len(body) else None
                 in_contents = (
                     nxt is not None
                     and abs(nxt.size - line.size) <= 0.6
-                    and bool(_ENDS_IN_NUMBER.fullmatch(texts[number + 1]))
+                    and ends_in_page_number(texts[number + 1])
                 )
         for number, line in enumerate(body[:-1]):  # a wrapped entry: the line before an entry
             nxt = body[number + 1]
@@ -255,7 +251,7 @@ def _outline_entries(reader: Any) -> list[tuple[int, int, float | None, str]]:
                 continue
             # a bookmark to the table of contents (目次, Contents) is no heading: kept, it
             # would head every section a word processor nested under it
-            contents = bool(_TOC_TITLE.fullmatch(title))
+            contents = is_contents_title(title)
             if page is None or page < 0 or not title or contents:
                 continue
             top = item.get("/Top")

@@ -74,8 +74,9 @@ __all__ = [
 # contents bookmark (目次) heads nothing, Japanese lines broken early (kinsoku) are joined, a
 # Japanese cover title over two lines joined without a space. 13: PDF: Kangxi radicals read as
 # ideographs (「⼿順」), code in a monospaced font does not set the body size, a bold Japanese
-# heading may open on a lower-case word (「cronジョブ設定」).
-CHUNKER_VERSION = 13
+# heading may open on a lower-case word (「cronジョブ設定」). 14: Word: a table of contents typed
+# by hand (a 「目次」 paragraph and its page-numbered entries) dropped.
+CHUNKER_VERSION = 14
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -105,6 +105,31 @@ def test_document_without_title_style_uses_heading_one_levels(tmp_path: Path):
     assert doc.title == "概要"
 
 
+def test_a_table_of_contents_typed_by_hand_is_dropped_and_heads_nothing(tmp_path: Path):
+    d = docx.Document()
+    d.add_paragraph("情報漏えい対応手順書", style="Title")
+    d.add_heading("目次", level=1)
+    d.add_paragraph("概要 ........................ 2")
+    d.add_paragraph("初動対応\t3")  # a tab leader: the dots are drawn, not typed
+    d.add_paragraph("")
+    d.add_paragraph("本書は社外秘です。改訂は情報セキュリティ委員会が行う。")
+    d.add_heading("概要", level=1)
+    d.add_paragraph("漏えいの疑いを受けたら、対象データと経路を特定する。")
+    d.add_heading("初動対応", level=1)
+    d.add_paragraph("アクセスログを保全し、CSIRT に報告する。")
+    path = _save(d, tmp_path / "leak.docx")
+    doc, _ = load_file(path, tmp_path, 10_000_000)
+    assert [h.title for h in doc.headings] == ["情報漏えい対応手順書", "概要", "初動対応"]
+    assert "........" not in doc.text and "初動対応\t3" not in doc.text
+    assert doc.text.count("概要") == 1
+    paths = {c.body.split("\n")[0]: c.heading_path for c in chunk_document(doc, 500, 50)}
+    # what follows the contents is the title's, not under a 「目次」 heading
+    assert paths["本書は社外秘です。改訂は情報セキュリティ委員会が行う。"] == (
+        "情報漏えい対応手順書",
+    )
+    assert paths["アクセスログを保全し、CSIRT に報告する。"] == ("情報漏えい対応手順書", "初動対応")
+
+
 def test_not_a_zip_is_skipped_with_a_message_naming_it(tmp_path: Path):
     path = tmp_path / "memo.docx"
     path.write_bytes(b"This is a plain text file renamed to .docx\n")
