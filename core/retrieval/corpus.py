@@ -73,6 +73,7 @@ class CollectionScope:
 
 
 _MAX_SCOPES = 64
+_SCRIPT_SAMPLE = 400  # characters of a chunk read to tell its script (translation pairing)
 
 
 def open_graph_store(
@@ -218,22 +219,24 @@ class Corpus:
             return found
 
     def _find_translations(self) -> Translations:
+        # each chunk's script from its start (a long chunk's language shows in its first
+        # lines); a corpus in one language has no translations and its vectors are not read
+        scripts: dict[str, tuple[str, str, str]] = {}  # vector key -> chunk id, doc, script
+        for sc in self.store.iter_chunks():
+            c = sc.chunk
+            script = passage_script(c.title, c.heading, c.body[:_SCRIPT_SAMPLE])
+            scripts[sc.vector_key] = (c.chunk_id, c.doc_id, script)
+        if not {"ja", "latin"} <= {script for _, _, script in scripts.values()}:
+            return Translations()
         keys, matrix = self.vectors.all_vectors()
         rows: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
             rows.setdefault(chunk_vector_key(key), []).append(i)
-        stored = self.store.chunks_by_vector_key(list(rows))
-        chunks = []
-        for key, sc in stored.items():
-            c = sc.chunk
-            chunks.append(
-                ChunkVector(
-                    c.chunk_id,
-                    c.doc_id,
-                    passage_script(c.title, c.heading, c.body),
-                    matrix[rows[key]].mean(axis=0),
-                )
-            )
+        chunks = [
+            ChunkVector(chunk_id, doc_id, script, matrix[rows[key]].mean(axis=0))
+            for key, (chunk_id, doc_id, script) in scripts.items()
+            if key in rows
+        ]
         return find_translations(chunks)
 
     def scope(self, collections: Collection[str]) -> CollectionScope:

@@ -266,3 +266,22 @@ def test_a_japanese_question_cites_the_japanese_copy(folder, monkeypatch):
     # without the pairs the English copy ranked first
     monkeypatch.setattr(Corpus, "translations_at", lambda self, generation: Translations())
     assert search_runbooks(settings, QUESTION, data=data).hits[0].chunk.source == "phishing_en.md"
+
+
+def test_a_folder_in_one_language_has_no_translations_and_its_vectors_are_not_read(
+    settings, runbook_dir: Path, monkeypatch
+):
+    from core.retrieval.vector import ChromaVectorIndex
+    from core.runbooks import index_runbooks, runbook_corpus
+
+    (runbook_dir / "phishing_ja.md").write_text(PHISHING_JA, encoding="utf-8")
+    (runbook_dir / "backup_ja.md").write_text(BACKUP_JA, encoding="utf-8")
+    index_runbooks(settings, runbook_dir, check_allowed=False)
+
+    def never(self):
+        raise AssertionError("all vectors read for a folder in one language")
+
+    monkeypatch.setattr(ChromaVectorIndex, "all_vectors", never)
+    corpus = runbook_corpus(settings, runbook_dir)
+    with corpus.store.snapshot() as generation:
+        assert corpus.translations_at(generation) == Translations()
