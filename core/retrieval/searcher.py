@@ -34,7 +34,7 @@ from core.retrieval.hits import Hit
 from core.retrieval.keyword import KeywordIndex
 from core.retrieval.rerank import load_reranker
 from core.retrieval.store import StoredChunk, chunk_vector_key
-from core.retrieval.translations import prefer_question_language
+from core.retrieval.translations import missing_translations, prefer_question_language
 from core.schemas.search import (
     Highlight,
     HighlightOffset,
@@ -339,7 +339,12 @@ class Searcher:
         if self.corpus.spec.kind == "runbook" and "semantic" in wanted:
             # a page and its translation answer alike: the question's language comes first
             translations = self.corpus.translations_at(generation)
-            prefer_question_language(candidates, translations, dominant_script(query.text))
+            script = dominant_script(query.text)
+            wanted_twins = missing_translations(
+                candidates, translations, script, opts.offset + opts.limit
+            )
+            candidates += self._translation_hits(wanted_twins, query, scope)
+            prefer_question_language(candidates, translations, script)
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(  # type: ignore[arg-type]
@@ -542,6 +547,25 @@ class Searcher:
             best.setdefault(chunk_vector_key(key), score)
         ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items()]
         return ranking[:floor]
+
+    def _translation_hits(
+        self, wanted: dict[str, Hit], query: SearchQuery, scope: CollectionScope | None
+    ) -> list[Hit]:
+        """The chunks of ``wanted`` (translations of hits, by chunk id) as hits with the
+        scores of the hit each translates, if the asker may see them and they pass the
+        query's filters."""
+        if not wanted:
+            return []
+        stored = self.corpus.store.chunks_by_id(list(wanted))
+        out = []
+        for chunk_id, hit in wanted.items():
+            sc = stored.get(chunk_id)
+            if sc is None or (scope is not None and sc.chunk.chunk_id not in scope.chunk_ids):
+                continue
+            out.append(
+                Hit(sc, combined=hit.combined, normalized=dict(hit.normalized), raw=dict(hit.raw))
+            )
+        return self._filter(out, query) if out else out
 
     def _fill_cosines(self, page: list[Hit], vec: np.ndarray) -> None:
         """The raw cosine of the hits that were no vector candidate (found by keyword alone):

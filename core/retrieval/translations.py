@@ -136,6 +136,26 @@ def _script(hit: Hit) -> str:
     return passage_script(c.title, c.heading, c.body)
 
 
+def missing_translations(
+    hits: list[Hit], translations: Translations, script: str, top_k: int
+) -> dict[str, Hit]:
+    """The own translations (mutually aligned chunks) of the first ``top_k`` hits in the other
+    script than ``script`` that are no candidates, each with the hit it translates: the search
+    adds them (when the asker may see them) so that ``prefer_question_language`` can put the
+    passage in the asker's language in the hit's place."""
+    if not translations.twin_doc or script not in ("ja", "latin"):
+        return {}
+    have = {h.chunk.chunk_id for h in hits}
+    out: dict[str, Hit] = {}
+    for hit in hits[:top_k]:
+        if hit.chunk.doc_id not in translations.twin_doc or same_script(script, _script(hit)):
+            continue
+        twin = translations.twin_chunk.get(hit.chunk.chunk_id)
+        if twin and twin not in have and translations.twin_chunk.get(twin) == hit.chunk.chunk_id:
+            out.setdefault(twin, hit)
+    return out
+
+
 def prefer_question_language(hits: list[Hit], translations: Translations, script: str) -> None:
     """Re-order ``hits`` in place for a question in ``script``: a hit in the other script whose
     own translation is a candidate too (the chunk aligned with it, and it with that chunk: the
@@ -157,7 +177,7 @@ def prefer_question_language(hits: list[Hit], translations: Translations, script
             continue
         if not same_script(script, _script(hits[j])):
             continue
-        if hits[j].combined < hit.combined:
+        if hits[j].combined <= hit.combined:  # a tie goes to the translation
             hits[j].combined = hit.combined
             raised.add(j)
         hits[j].raw = {k: max(v, hit.raw.get(k, v)) for k, v in hits[j].raw.items()}

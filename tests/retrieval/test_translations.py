@@ -15,6 +15,7 @@ from core.retrieval.translations import (
     ChunkVector,
     Translations,
     find_translations,
+    missing_translations,
     prefer_question_language,
 )
 from core.schemas.documents import Chunk
@@ -285,3 +286,53 @@ def test_a_folder_in_one_language_has_no_translations_and_its_vectors_are_not_re
     corpus = runbook_corpus(settings, runbook_dir)
     with corpus.store.snapshot() as generation:
         assert corpus.translations_at(generation) == Translations()
+
+
+def test_missing_translations_are_the_aligned_chunks_of_other_script_hits():
+    hits = [h for h in _hits() if h.chunk.doc_id != "p_ja.md"]  # the translation is no candidate
+    found = missing_translations(hits, PAIRS, "ja", top_k=5)
+    assert {k: h.chunk.chunk_id for k, h in found.items()} == {"p_ja.md_0": "p_en.md_0"}
+    assert missing_translations(hits, PAIRS, "latin", top_k=5) == {}  # the asker's language
+    assert missing_translations(hits, PAIRS, "ja", top_k=0) == {}
+    assert missing_translations(_hits(), PAIRS, "ja", top_k=5) == {}  # a candidate already
+
+
+def test_a_translation_outside_the_candidates_takes_its_place_if_the_asker_may_see_it(
+    tmp_path: Path, monkeypatch
+):
+    """As in a large folder, where the Japanese copy of the top English passage falls outside
+    the candidates: it is fetched to stand in for it, unless its collection is hidden."""
+    from core.retrieval.searcher import Searcher, make_query
+    from core.runbooks import index_runbooks, runbook_corpus
+    from tests.conftest import make_settings
+
+    folder = tmp_path / "runbooks"
+    for name, text in {
+        "en/phishing_en.md": PHISHING_EN,
+        "ja/phishing_ja.md": PHISHING_JA,
+        "vpn_en.md": VPN_EN,
+        "backup_ja.md": BACKUP_JA,
+    }.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    settings = make_settings(tmp_path / "state", folder)
+    index_runbooks(settings, folder, check_allowed=False)
+    corpus = runbook_corpus(settings, folder)
+    english = [
+        sc.chunk.chunk_id
+        for sc in corpus.store.iter_chunks()
+        if sc.chunk.source == "en/phishing_en.md" and "Containment" in sc.chunk.heading
+    ]
+    # the vector candidates and the keyword candidates hold the English section, not its copy
+    monkeypatch.setattr(
+        Searcher, "_vector_ranking", lambda self, vec, floor, scope=None: [(english[0], 0.9)]
+    )
+    query = make_query(QUESTION, limit=1, weights={"keyword": 0.0, "semantic": 1.0, "graph": 0.0})
+    hits = Searcher(corpus).run(query).hits
+    assert [(h.chunk.source, h.chunk.heading.rsplit(" > ")[-1]) for h in hits] == [
+        ("ja/phishing_ja.md", "封じ込め")
+    ]
+    assert hits[0].raw["cosine"] == pytest.approx(0.9)  # the scores of the passage it stands for
+    # a user who may not see the Japanese collection gets the English passage
+    hidden = Searcher(corpus).run(query, collections={"default", "en"}).hits
+    assert [h.chunk.source for h in hidden] == ["en/phishing_en.md"]
