@@ -856,6 +856,13 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
             continue
         if blocks:
             prev_line, prev_text = blocks[-1]
+            if prev_line.title and line.title and prev_line.page == line.page:
+                # a cover title wrapped over lines is one line of text, as it is one title
+                merged = _script_join(prev_text, text)
+                carry = PdfLine(merged, line.page, line.y, line.x0, line.x1, line.size, False, 0.0)
+                carry.title = True
+                blocks[-1] = (carry, merged)
+                continue
             edge = edges.get(id(prev_line), 0.0)
             if _joins(prev_line, line, pitch, edge):
                 merged = _join_text(prev_text, text, hyphens)

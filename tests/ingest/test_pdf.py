@@ -164,6 +164,7 @@ def test_a_cover_title_over_two_lines_is_the_title_of_a_pdf_with_an_outline(tmp_
     write(pdf, "This playbook covers phishing that harvests credentials. " + LOREM)
     doc = load(tmp_path, pdf)
     assert doc.title == "IRP-Phishing: Credential Phishing in Cloud Mail Environments"
+    assert doc.text.startswith("IRP-Phishing: Credential Phishing in Cloud Mail Environments\n")
     assert tree(doc) == [(1, "Overview")]
 
 
@@ -203,6 +204,7 @@ def test_a_japanese_cover_title_over_two_lines_joins_without_a_space(tmp_path: P
     write(pdf, JA_PARAGRAPH, family="wb")
     doc = load(tmp_path, pdf)
     assert doc.title == "対応手順書確認項目"
+    assert doc.text.startswith("対応手順書確認項目\n")  # one line of text too
     assert tree(doc) == [(1, "概要")]
 
 
