@@ -88,6 +88,14 @@ def new_pdf() -> FPDF:
     return pdf
 
 
+def font_pdf(font: Path) -> FPDF:
+    """A new PDF with the test font as family "wb" (Japanese, bullets), on its first page."""
+    pdf = new_pdf()
+    pdf.add_font("wb", fname=str(font))
+    pdf.add_page()
+    return pdf
+
+
 def write(pdf: FPDF, text: str, size: float = 11, style: str = "", family: str = "Helvetica"):
     pdf.set_font(family, style=style, size=size)
     pdf.multi_cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
@@ -194,9 +202,7 @@ def test_a_contents_bookmark_heads_nothing_and_its_children_move_up(tmp_path: Pa
 
 
 def test_a_japanese_cover_title_over_two_lines_joins_without_a_space(tmp_path: Path, font: Path):
-    pdf = new_pdf()
-    pdf.add_font("wb", fname=str(font))
-    pdf.add_page()
+    pdf = font_pdf(font)
     write(pdf, "対応手順書", 22, family="wb")
     write(pdf, "確認項目", 22, family="wb")
     pdf.start_section("概要", level=0)
@@ -554,9 +560,7 @@ def test_roman_page_numbers_in_the_margin_are_removed(tmp_path: Path):
 
 
 def test_bullet_glyphs_become_list_items(tmp_path: Path, font: Path):
-    pdf = new_pdf()
-    pdf.add_font("wb", fname=str(font))
-    pdf.add_page()
+    pdf = font_pdf(font)
     write(pdf, "Responders keep these items ready:", family="wb")
     for glyph, item in [
         (PUA_BULLET, "Spare laptops"),
@@ -681,9 +685,7 @@ def test_lines_of_an_embedded_subset_font_join_by_its_own_widths(tmp_path: Path)
 
 
 def test_japanese_lines_join_without_a_space(tmp_path: Path, font: Path):
-    pdf = new_pdf()
-    pdf.add_font("wb", fname=str(font))
-    pdf.add_page()
+    pdf = font_pdf(font)
     write(pdf, "対応手順書", 18, family="wb")
     write(pdf, "1. 目的", 14, family="wb")
     pdf.set_font("wb", size=11)
@@ -715,9 +717,7 @@ def test_a_japanese_line_broken_early_still_joins(tmp_path: Path, font: Path):
     # to two characters early inside a sentence; a line ending a sentence two characters
     # early ends its paragraph; a number opening the next line after a Latin word at the edge
     # goes on a wrapped line ("Severity" / "1 の端末").
-    pdf = new_pdf()
-    pdf.add_font("wb", fname=str(font))
-    pdf.add_page()
+    pdf = font_pdf(font)
     _lines_at(
         pdf,
         [
@@ -741,9 +741,7 @@ def test_a_japanese_line_broken_early_still_joins(tmp_path: Path, font: Path):
 
 
 def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path: Path, font: Path):
-    pdf = new_pdf()
-    pdf.add_font("wb", fname=str(font))
-    pdf.add_page()
+    pdf = font_pdf(font)
     write(pdf, "対応\u2f3f順書", 18, family="wb")
     write(pdf, "1. \u2f6c的", 14, family="wb")
     write(pdf, JA_PARAGRAPH, family="wb")
@@ -778,10 +776,8 @@ def test_code_in_a_smaller_monospaced_font_does_not_set_the_body_size(tmp_path: 
 def test_a_bold_japanese_heading_may_open_on_a_lower_case_word(tmp_path: Path, font: Path):
     # 「cron対応手順」 in bold at the body size heads its section; a bold English line opening
     # in lower case is the wrapped end of a bold sentence
-    pdf = new_pdf()
-    pdf.add_font("wb", fname=str(font))
+    pdf = font_pdf(font)
     pdf.add_font("wbb", fname=str(make_font(tmp_path / "bold.ttf", bold=True)))
-    pdf.add_page()
     write(pdf, "対応手順書", 20, family="wb")
     write(pdf, "概要", 16, family="wb")
     write(pdf, JA_PARAGRAPH, family="wb")

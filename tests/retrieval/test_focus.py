@@ -6,30 +6,11 @@ import pytest
 
 from core.retrieval.focus import apply_focus, char_bigrams, focus
 from core.retrieval.hits import Hit
-from core.retrieval.store import StoredChunk
-from core.schemas.documents import Chunk
+from tests.support.hits import make_hit
 
 
 def hit(body: str, combined: float, n: int) -> Hit:
-    chunk = Chunk(
-        chunk_id=f"doc_{n}",
-        doc_id="doc",
-        source="jawiki:doc",
-        title="doc",
-        heading_path=(),
-        body=body,
-        start=0,
-        end=len(body),
-        chunk_index=n,
-        updated_at="2026-01-01T00:00:00+00:00",
-        doc_hash="0" * 64,
-    )
-    return Hit(
-        stored=StoredChunk(row=n, chunk=chunk, tokens=(), vector_key=f"doc_{n}@0"),
-        combined=combined,
-        normalized={},
-        raw={},
-    )
+    return make_hit(body, combined, n, source="jawiki:doc")
 
 
 def test_bigrams_ignore_case_and_whitespace() -> None:

@@ -10,7 +10,6 @@ import pytest
 
 from core.retrieval.corpus import Corpus
 from core.retrieval.hits import Hit
-from core.retrieval.store import StoredChunk
 from core.retrieval.translations import (
     ChunkVector,
     Translations,
@@ -18,7 +17,7 @@ from core.retrieval.translations import (
     missing_translations,
     prefer_question_language,
 )
-from core.schemas.documents import Chunk
+from tests.support.hits import make_hit
 
 DIM = 48
 
@@ -67,23 +66,7 @@ def test_documents_of_one_language_have_no_translations():
 
 
 def _hit(doc: str, n: int, body: str, combined: float, bm25=1.0, cosine=0.8) -> Hit:
-    chunk = Chunk(
-        chunk_id=f"{doc}_{n}",
-        doc_id=doc,
-        source=doc,
-        title=doc,
-        heading_path=(),
-        body=body,
-        start=0,
-        end=len(body),
-        chunk_index=n,
-        updated_at="2026-01-01T00:00:00+00:00",
-        doc_hash="0" * 64,
-    )
-    stored = StoredChunk(row=n, chunk=chunk, tokens=(), vector_key=f"{doc}_{n}@0")
-    return Hit(
-        stored=stored, combined=combined, normalized={}, raw={"bm25": bm25, "cosine": cosine}
-    )
+    return make_hit(body, combined, n, doc=doc, raw={"bm25": bm25, "cosine": cosine})
 
 
 PAIRS = Translations(
