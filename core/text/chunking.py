@@ -76,8 +76,9 @@ __all__ = [
 # ideographs (「⼿順」), code in a monospaced font does not set the body size, a bold Japanese
 # heading may open on a lower-case word (「cronジョブ設定」). 14: Word: a table of contents typed
 # by hand (a 「目次」 paragraph and its page-numbered entries) dropped. 15: PDF: a cover title
-# wrapped over lines is one line of text.
-CHUNKER_VERSION = 15
+# wrapped over lines is one line of text. 16: a window after the first opens on a line or a
+# sentence (the overlap is whole lines and sentences, or none), not inside one.
+CHUNKER_VERSION = 16
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

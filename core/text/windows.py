@@ -38,12 +38,20 @@ window's units (never in its first ``overlap`` units), in this order of preferen
 then, when the last 20 % is one word, the last place not inside a word anywhere after the first
 ``overlap`` units; else a hard cut at ``size`` units (a single word longer than the window).
 
-The next window starts where the last ``overlap`` units before the cut begin, moved forward to
-the start of a word when that place is inside one. Windows are trimmed of edge whitespace, so:
+The next window starts in the last ``overlap`` units before the cut, on the first line start
+there, else on the first sentence start: the overlap repeats whole lines and sentences, and a
+citation or a quoted passage opens on a line or a sentence, never on 「、復旧」 or "ncise way.".
+When neither starts there and the cut ended a line or a sentence, the next window starts at the
+cut (nothing of a sentence cut in two to repeat). When the cut fell inside a sentence, it starts
+just after the first clause mark of the overlap, else where the overlap begins, moved forward to
+the start of a word when that place is inside one (a sentence longer than a window is read with
+its overlap). Measured on the development runbooks (``runbooks-dev``, 500/50, lines opening
+after their indentation counted as line starts): 280 of 309 windows after the first of a section
+opened inside a sentence before, 22 of 295 now, each after a clause mark of a sentence longer
+than the overlap. Windows are trimmed of edge whitespace, so:
 
 - consecutive windows share at most ``overlap`` units, less any whitespace trimmed at the edges
-  of the shared part and what the move to a word start skipped; in Japanese text (no blank and
-  no two word characters side by side) they share exactly ``overlap`` characters;
+  of the shared part and what the move to a boundary skipped;
 - every non-whitespace character of the span lies in some window; windows are non-empty, at
   most ``size`` units, strictly increasing in start and end, and never start or end with
   whitespace.
@@ -240,23 +248,44 @@ def _last_sentence_cut(text: str, low: int, high: int, end: int) -> int:
     return best
 
 
-def _cut(text: str, low: int, high: int, floor: int, end: int) -> int:
+def _cut(text: str, low: int, high: int, floor: int, end: int) -> tuple[int, bool]:
     """The preferred cut in [low, high] (see the module docstring), else one in [floor, low)
-    that is not inside a word, else ``high``."""
+    that is not inside a word, else ``high``; and whether it ends a line or a sentence."""
     newline = text.rfind("\n", low - 1, high)
     if newline >= 0:
-        return newline + 1
+        return newline + 1, True
     sentence = _last_sentence_cut(text, low, high, end)
     if sentence >= 0:
-        return sentence
+        return sentence, True
     for position in range(high - 1, low - 2, -1):
         char = text[position]
         if (char.isspace() or char in _CLAUSE_MARKS) and not _inside_word(text, position + 1):
-            return position + 1
+            return position + 1, False
     for cut in range(high, floor - 1, -1):
         if not _inside_word(text, cut):
-            return cut
-    return high
+            return cut, False
+    return high, False
+
+
+def _next_start(text: str, back: int, cut: int, clean: bool, end: int) -> int:
+    """Where the window after a cut at ``cut`` starts, in the overlap [``back``, ``cut``]: the
+    first line start, else the first sentence start; else, after a cut at a line or sentence
+    end (``clean``), the cut itself: the overlap holds whole lines and sentences or nothing.
+    After a cut inside a sentence: just after the first clause mark, else at ``back`` moved to
+    the start of a word."""
+    newline = text.find("\n", max(back - 1, 0), cut)
+    if newline >= 0:
+        return newline + 1
+    for match in _SENTENCE_MARK.finditer(text, max(back - 1, 0), cut):
+        after = sentence_end(text, match.start(), end)
+        if back <= after <= cut:
+            return after
+    if clean:
+        return cut
+    for position in range(max(back - 1, 0), cut - 1):
+        if text[position] in _CLAUSE_MARKS and not _inside_word(text, position + 1):
+            return position + 1
+    return _word_start(text, back, cut)
 
 
 def _word_start(text: str, position: int, limit: int) -> int:
@@ -304,7 +333,7 @@ def window_spans(text: str, start: int, end: int, size: int, overlap: int) -> li
         # after this one; one character is at most one unit, so floor <= low <= high.
         floor = units.reach(position, keep) + 1
         low = max(units.reach(position, budget - slack) + 1, floor)
-        cut = _cut(text, low, high, floor, end)
+        cut, clean = _cut(text, low, high, floor, end)
         window_end = cut
         while text[window_end - 1].isspace():
             window_end -= 1
@@ -312,7 +341,7 @@ def window_spans(text: str, start: int, end: int, size: int, overlap: int) -> li
         # its characters are all covered already, so it is dropped.
         if not windows or window_end > windows[-1][1]:
             windows.append((position, window_end))
-        position = _word_start(text, units.back(cut, keep), cut)
+        position = _next_start(text, units.back(cut, keep), cut, clean, end)
 
 
 def passage_windows(text: str, size: int) -> list[tuple[int, int]]:

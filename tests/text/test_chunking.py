@@ -1,3 +1,4 @@
+import re
 import time
 from itertools import pairwise
 
@@ -74,7 +75,38 @@ def test_cut_after_sentence_end_in_the_last_fifth() -> None:
     text = "あ" * 45 + "。" + "い" * 100
     windows = window_spans(text, 0, len(text), 50, 5)
     assert windows[0] == (0, 46)  # 。 at 45 lies in [40, 50): cut just after it
-    assert windows[1][0] == 41  # the overlap is still exactly 5 characters
+    # the overlap holds no whole sentence: the next window starts at the next sentence
+    assert windows[1][0] == 46
+
+
+def test_the_overlap_is_whole_sentences() -> None:
+    # sentences of 12 characters; the last 20 before a cut hold one whole sentence
+    text = "".join(f"{k:02d}番目の文を書きます。" for k in range(20))
+    windows = window_spans(text, 0, len(text), 60, 20)
+    assert len(windows) > 2
+    for (_, end), (start, _) in pairwise(windows):
+        assert text[start - 1] == "。"  # every window opens on a sentence
+        assert end - start == 12  # and repeats the whole last sentence of the one before
+
+
+def test_the_overlap_is_whole_lines_of_a_table() -> None:
+    rows = [f"{k}. | Acquire evidence 証拠{k}の取得、保存、確保" for k in range(1, 30)]
+    text = "\n".join(rows)
+    windows = window_spans(text, 0, len(text), 120, 30)
+    assert len(windows) > 2
+    for start, end in windows:
+        assert start == 0 or text[start - 1] == "\n"  # a row is never entered in the middle
+        assert end == len(text) or text[end] == "\n"
+
+
+def test_a_sentence_cut_inside_keeps_its_overlap_from_a_clause_mark() -> None:
+    # one long sentence: the cut falls after a clause mark, the next window repeats the end
+    # of the cut clause from the clause mark before it, not from any character
+    text = "、".join(["あいうえおかきくけこさしすせそ"] * 12) + "。"
+    windows = window_spans(text, 0, len(text), 50, 20)
+    for (_, end), (start, _) in pairwise(windows):
+        assert text[start - 1] == "、"
+        assert start < end  # the windows still overlap
 
 
 def test_boundary_outside_the_last_fifth_is_ignored() -> None:
@@ -153,13 +185,21 @@ def test_window_invariants(text: str, size: int, data: st.DataObject) -> None:
     st.integers(1, 60),
     st.data(),
 )
-def test_overlap_is_exact_without_latin_or_blanks(
+def test_overlap_starts_on_a_boundary_without_latin_or_blanks(
     text: str, size: int, data: st.DataObject
 ) -> None:
+    """The next window starts in the last ``overlap`` characters of the one before: on a
+    sentence or clause start there, at the cut when it ended a sentence, else exactly
+    ``overlap`` characters back."""
     overlap = data.draw(st.integers(0, size - 1))
     windows = window_spans(text, 0, len(text), size, overlap)
     for (_, b1), (a2, _) in pairwise(windows):
-        assert b1 - a2 == overlap
+        assert b1 - overlap <= a2 <= b1
+        if a2 > b1 - overlap:
+            assert text[a2 - 1] in "。!」、"
+        elif a2 < b1 and overlap:
+            # no sentence ends in the overlap, and the cut did not end one
+            assert not any(c in "。!" for c in text[a2:b1])
 
 
 # --- markdown sections -------------------------------------------------------------------------
@@ -467,9 +507,17 @@ def test_overlap_starts_at_a_word() -> None:
     text = ENGLISH * 4
     windows = window_spans(text, 0, len(text), 150, 40)
     for (_, end), (start, _) in pairwise(windows):
-        assert start < end  # windows do overlap
+        assert start <= end + 1  # windows overlap or follow each other
         assert not _inside_word(text, start)
         assert units(text[start:end]) <= 40
+        if start < end:  # the overlap opens on a sentence, or on a clause of a sentence cut
+            assert text[start - 2 : start] in (". ", "; ", ", ")
+    # a long sentence cut inside keeps its overlap, from a word start
+    text = ("isolate the compromised host from the network " * 12).strip()
+    windows = window_spans(text, 0, len(text), 60, 20)
+    for (_, end), (start, _) in pairwise(windows):
+        assert start < end and not _inside_word(text, start)
+        assert 15 <= units(text[start:end]) <= 20
 
 
 def test_english_and_japanese_chunks_carry_comparable_content() -> None:
@@ -554,3 +602,17 @@ def test_mixed_text_window_properties(text: str, size: int, data: st.DataObject)
         assert a1 < a2 and b1 < b2  # windows tile the text in order, overlapping ...
         assert units(text[a2:b1]) <= overlap  # ... by at most `overlap` units
     assert {i for i, char in enumerate(text) if not char.isspace()} <= covered
+
+
+def test_a_long_section_is_cut_into_chunks_that_open_on_a_list_item() -> None:
+    steps = [
+        f"{k}. Collect the {name} from the affected host and record who handled it."
+        for k, name in enumerate(["memory image", "disk image", "event logs", "proxy logs"] * 6)
+    ]
+    items = [f"- 影響を受けた端末{k}をネットワークから隔離し、時刻を記録する。" for k in range(30)]
+    doc = make_doc("# Evidence\n" + "\n".join(steps) + "\n# 隔離\n" + "\n".join(items))
+    chunks = chunk_document(doc, 200, 40)
+    assert len(chunks) > 4
+    for chunk in chunks:
+        first = chunk.body.splitlines()[0]
+        assert re.match(r"(\d+\. Collect|- 影響を受けた端末)", first), first

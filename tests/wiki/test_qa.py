@@ -18,8 +18,9 @@ from tests.support.openai_server import OpenAIStub
 REF_LINE = re.compile(r"^参照: \[\d+\] jawiki:[^#]+#chunk=\d+(, \[\d+\] jawiki:[^#]+#chunk=\d+)*$")
 QUESTION = "ガラスの風鈴が広まった時代はいつか"
 TITLE = "風鈴"  # the fixture article that answers QUESTION (one chunk)
-# Two chunks of the fixture article 灯台 pass the evidence floor: markers [0] and [1] are valid.
-SEVERAL = "灯台守は灯台で何をしていたか"
+# Several chunks of the fixture article 灯台 pass the evidence floor: markers [0] and [1] are
+# valid.
+SEVERAL = "灯台のレンズと光について"
 
 
 def test_search_logs_k_rerank_n_and_the_fallback(wiki_settings, caplog):
@@ -86,7 +87,9 @@ def test_bad_input_is_an_answer_with_the_error(wiki_settings, tmp_path):
 
 def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_settings, caplog):
     with OpenAIStub() as stub:
-        stub.queue(content="火の番です [0]。燃料も運んだ [1][7]。\n\n参照: [0] jawiki:嘘#chunk=99")
+        stub.queue(
+            content="光を点滅させます [0]。レンズが回る [1][7]。\n\n参照: [0] jawiki:嘘#chunk=99"
+        )
         settings = wiki_settings.model_copy(
             update={"openai_base_url": stub.base_url, "openai_api_key": "test"}
         )
@@ -107,7 +110,7 @@ def test_llm_answer_uses_the_design_prompts_and_code_appends_references(wiki_set
     assert answer.removed_refs == ["7"]
     assert any("[7]" in w for w in answer.warnings)
     assert "[7]" not in answer.answer and "jawiki:嘘" not in answer.answer
-    assert answer_body(answer) == "火の番です [0]。燃料も運んだ [1]。 ［根拠なし］"
+    assert answer_body(answer) == "光を点滅させます [0]。レンズが回る [1]。 ［根拠なし］"
     assert [(s.supported, s.reason) for s in answer.sentences] == [
         (True, "supported"),
         (False, "invented_marker"),
