@@ -42,6 +42,7 @@ from core.generation.intent import (
 from core.generation.support import passage_vectors
 from core.schemas.documents import CELL_SEPARATOR
 from core.text.english import is_plain_word, same_stem_in
+from core.text.windows import content_units, window_spans
 
 STEP_RE = re.compile(
     r"^\s*(?:(\d{1,2})[.．)）]\s*|\((\d{1,2})\)\s*|([①-⑳])\s*|手順\s*(\d{1,2})\s*[:：]\s*)"
@@ -53,7 +54,10 @@ MAX_STEPS = 12
 MAX_CHILDREN = 12  # nested lines kept under one item
 SHORT_LIST = 6  # a bullet list this short is given whole, like a numbered list
 LEAD_WORDS = ("次の", "以下の")
-MAX_UNIT_CHARS = 300
+# A unit (a sentence, an item, a row) is quoted up to this many content units
+# (``core.text.windows``: 300 Japanese characters, about 600 English ones), cut where a chunk
+# would be (never inside a word) and marked with …
+MAX_UNIT_UNITS = 300
 # The kind of answer the question asks for, found in the heading path or in the unit's text.
 SECTION_BONUS = 0.2
 CONTENT_BONUS = 0.1
@@ -150,6 +154,14 @@ def _read_table_rows(lines: list[str]) -> set[int]:
     }
 
 
+def clip(text: str) -> str:
+    """``text``, or its first ``MAX_UNIT_UNITS`` content units cut at a boundary, then …"""
+    if content_units(text) <= MAX_UNIT_UNITS:
+        return text
+    end = window_spans(text, 0, len(text), MAX_UNIT_UNITS - 1, 0)[0][1]
+    return text[:end].rstrip() + "…"
+
+
 def split_units(text: str, evidence: int = 0) -> list[Unit]:
     """Numbered steps, bullet items and table rows (one per line) and sentences, in order.
 
@@ -178,7 +190,7 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
         item = units[-1]
         if len(item.children) < MAX_CHILDREN:
             rel = max(_indent(line) - item_indent, 1)
-            item.children.append((rel, stripped[:MAX_UNIT_CHARS]))
+            item.children.append((rel, clip(stripped)))
 
     lines = text.splitlines()
     read_rows = _read_table_rows(lines)
@@ -194,7 +206,7 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
                 new_list()
                 in_list = True
             item_indent = indent
-            units.append(Unit(evidence, len(units), stripped[:MAX_UNIT_CHARS], "step", list_id))
+            units.append(Unit(evidence, len(units), clip(stripped), "step", list_id))
             continue
         if nested or (in_list and BULLET_RE.match(line)):
             # a sub-item, an indented continuation or a command under the current item
@@ -213,7 +225,7 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
             if not in_table:
                 new_list()
                 in_table = True
-            units.append(Unit(evidence, len(units), row[:MAX_UNIT_CHARS], "row", list_id))
+            units.append(Unit(evidence, len(units), clip(row), "row", list_id))
             continue
         if i in read_rows:  # a table as the readers write it: cells joined by " | "
             in_bullets = False
@@ -222,7 +234,7 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
                 new_list()
                 in_table = True
                 kind = "lead"  # a table's first row is its header
-            units.append(Unit(evidence, len(units), stripped[:MAX_UNIT_CHARS], kind, list_id))
+            units.append(Unit(evidence, len(units), clip(stripped), kind, list_id))
             continue
         in_table = False
         if BULLET_RE.match(stripped):
@@ -241,13 +253,13 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
                 ):
                     lead.kind, lead.list_id = "lead", list_id
             item_indent = indent
-            units.append(Unit(evidence, len(units), item[:MAX_UNIT_CHARS], "bullet", list_id))
+            units.append(Unit(evidence, len(units), clip(item), "bullet", list_id))
             continue
         in_bullets = False
         for sentence in SENTENCE_RE.findall(stripped):
             sentence = sentence.strip()
             if len(sentence) >= 4:
-                units.append(Unit(evidence, len(units), sentence[:MAX_UNIT_CHARS], "sentence", -1))
+                units.append(Unit(evidence, len(units), clip(sentence), "sentence", -1))
     return units
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from core.generation.extractive import Evidence, extractive_answer, split_units
 from core.generation.intent import question_intent, section_kind
+from core.text.windows import content_units
 
 PATCH = """悪用が確認された脆弱性について、月例のサイクルを待たずに修正を適用する基準を定める。
 
@@ -517,3 +518,21 @@ def test_a_passage_in_the_other_script_is_matched_with_the_translated_terms():
     # without the translations the Japanese line, sharing 感染・対象・隔離, would win
     plain = extractive_answer(question, [playbook, nearby], terms)
     assert answer_section(plain).startswith("「デバイスの対応措置")
+
+
+def test_a_long_unit_is_quoted_up_to_a_word_boundary_and_marked() -> None:
+    long_en = (
+        "- Replace the Macie-derived object key list with keys identified through manual "
+        + "classification, data owner consultation, or naming pattern analysis, " * 8
+    ).strip()
+    long_ja = "- " + "影響を受けた端末をネットワークから隔離し、時刻と担当者を記録する" * 12
+    short = "- Keep the original disk image and record its hash."
+    units = split_units("\n".join([long_en, "", long_ja, "", short]))
+    en, ja, kept = (u.text for u in units)
+    assert en.endswith("…") and ja.endswith("…")
+    # the English unit ends on a whole word (never "manual cla…") and is not cut at 300 letters
+    assert en[:-1].rstrip(",").split()[-1] in long_en.replace(",", " ").split()
+    assert len(en) > 300 and content_units(en) <= 300
+    assert len(ja) <= 300
+    assert long_en[2:].startswith(en[:-1].rstrip()) and long_ja[2:].startswith(ja[:-1])
+    assert kept == short[2:]  # a unit within the limit is quoted whole, without a mark
