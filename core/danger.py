@@ -32,8 +32,9 @@ Mood and scope decide whether a verb occurrence counts:
   subject is an attacker (「攻撃者がログを削除した」, "the attacker deleted the logs").
 - Nothing is destroyed when a secret is replaced (a password, token or MFA reset: the first
   step of containment) or a member leaves a group (remove someone from the call, 「管理者役割
-  グループから削除」); an operation named as what is looked for or prevented (「ユーザーの削除
-  を探す」「改ざんの再発防止」), a noun ("format of the user id") and a short quoted string (the
+  グループから削除」) or a containment measure is lifted in recovery (remove the host from
+  isolation, the deny-all or session revocation policy, 「拒否ポリシーを削除」); an operation
+  named as what is looked for or prevented (「ユーザーの削除を探す」「改ざんの再発防止」), a noun ("format of the user id") and a short quoted string (the
   log text “delete user”) are mentions. A device reset and a deleted credential still count.
 - In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
   〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
@@ -605,6 +606,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
             continue  # a password reset replaces a secret: nothing is destroyed
         if stem in ("削除", "消") and _JA_MEMBERSHIP.search(window):
             continue  # membership: nothing is destroyed
+        if obj and _JA_RESTRICTION.search(window[: window.rfind(obj)]):
+            continue  # a containment measure lifted (「拒否ポリシーを削除」): nothing is destroyed
         mood = _ja_mood(tail, sentence[m.end() :], source, is_item)
         after = sentence[m.end() :]
         if mood is None or _quoted_and_denied(before, after) or _quoted_word(before, after):
@@ -724,6 +727,8 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         obj, obj_index = _en_object(lower, i, form, seg_of)
         if verb.lemma == "remove" and _EN_REMOVE_FROM_SAFE.search(clause_text[words[i][2] :]):
             continue  # isolation or membership: nothing is destroyed
+        if obj and _en_lifts_restriction(lower, i, obj_index):
+            continue  # a containment measure lifted: nothing is destroyed
         if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(obj or ""):
             continue  # a password reset replaces a secret: nothing is destroyed
         if obj or (verb.strong and form != "noun" and source == "question"):
@@ -764,9 +769,38 @@ _JA_MEMBERSHIP = re.compile(
 _EN_REMOVE_FROM_SAFE = re.compile(
     r"\bfrom\s+(?:(?:the|this|that|a|an|our|your|their|its)\s+)?(?:[\w-]+\s+)?"
     r"(?:network|internet|call|bridge|meeting|channel|chat|room|conversation|thread|schedule|"
-    r"rotation|roster|rota|distribution\s+list|mailing\s+list|group|team|escalation\s+policy)s?\b",
+    r"rotation|roster|rota|distribution\s+list|mailing\s+list|group|team|escalation\s+policy|"
+    # release from containment: "remove the host from isolation", "from the quarantine VLAN"
+    r"isolation|quarantine|containment|vlan|segment)s?\b",
     re.I,
 )
+# A restriction put in place during containment, lifted in recovery: "remove the deny-all
+# policy", "delete the quarantine security group", "remove the session revocation policy".
+# Nothing is destroyed (the account, host or data is given back its access); weakening a
+# protection ("disable the firewall", "remove the firewall rules") still fires.
+_EN_RESTRICTION = re.compile(
+    r"^(deny|deny-all|denyall|blocking|blocklist|quarantine|isolation|containment|revocation|"
+    r"restrictions?|restrictive)$",
+    re.I,
+)
+_JA_RESTRICTION = re.compile(r"(拒否|遮断|隔離|封じ込め|失効)(用|用の|の|のための|する|した)?$")
+
+
+def _en_lifts_restriction(lower: list[str], i: int, obj_index: int) -> bool:
+    """The object after the verb at ``i`` is a restriction: a restriction word in its noun
+    phrase ("the deny-all inline policy", "the session revocation policy"), read up to two
+    words past the object word and no further than a preposition or a conjunction."""
+    if obj_index <= i:
+        return False
+    for j in range(i + 1, min(len(lower), obj_index + 3)):
+        if j > obj_index and lower[j] in _EN_PHRASE_END:
+            return False
+        if _EN_RESTRICTION.match(lower[j]):
+            return True
+    return False
+
+
+_EN_PHRASE_END = _EN_OBJECT_STOP | {"of", "from", "and", "or", "at", "as", "then"}
 
 
 def _en_agent_governs(before: str) -> bool:

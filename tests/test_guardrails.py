@@ -404,3 +404,37 @@ def test_names_gate_the_grade_only_when_most_are_missing():
 def test_out_of_scope_headings_are_the_statement_itself(heading, says_so):
     assert guardrails.out_of_scope(("Playbook", heading)) is says_so
     assert not guardrails.out_of_scope(())
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Remove the host from isolation once eradication is verified.",
+        "Remove the device from quarantine.",
+        "Remove the workstation from the quarantine VLAN.",
+        "Remove the deny-all inline or managed policy that was applied during containment.",
+        "Remove the session revocation policy (if applied).",
+        "Disable the containment security group and restore the original one.",
+        "封じ込めで適用した拒否ポリシーを削除する。",
+        "隔離のためのポリシーを削除する。",
+    ],
+)
+def test_lifting_a_containment_measure_does_not_fire(answer):
+    assert not guardrails.detect_dangerous_operations("", answer).dangerous, answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        ("Delete the logs of the blocked IPs.", "Delete the logs"),
+        ("Delete the evidence of containment.", "Delete the evidence"),
+        ("Delete the block storage volume.", "Delete the block storage"),
+        ("Disable the firewall.", "Disable the firewall"),
+        ("Remove the firewall rules.", "Remove the firewall"),
+        ("Remove the host from isolation and wipe the disk.", "wipe the disk"),
+        ("拒否ポリシーを削除し、ログを削除する。", "ログを削除する"),
+    ],
+)
+def test_destruction_beside_a_restriction_still_fires(answer, phrase):
+    matches = guardrails.detect_dangerous_operations("", answer).matches
+    assert [m.phrase for m in matches] == [phrase], matches
