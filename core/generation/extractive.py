@@ -42,6 +42,7 @@ from core.generation.intent import (
 from core.generation.support import passage_vectors
 from core.schemas.documents import CELL_SEPARATOR
 from core.text.english import is_plain_word, same_stem_in
+from core.text.script import dominant_script
 from core.text.windows import content_units, window_spans
 
 STEP_RE = re.compile(
@@ -58,6 +59,9 @@ LEAD_WORDS = ("次の", "以下の")
 # (``core.text.windows``: 300 Japanese characters, about 600 English ones), cut where a chunk
 # would be (never inside a word) and marked with …
 MAX_UNIT_UNITS = 300
+# In a passage written in both languages, a line in the question's language is preferred to the
+# best line when it scores at least this share of it.
+ASKED_LANGUAGE_SHARE = 0.8
 # The kind of answer the question asks for, found in the heading path or in the unit's text.
 SECTION_BONUS = 0.2
 CONTENT_BONUS = 0.1
@@ -278,17 +282,74 @@ def term_coverage(text: str, terms: Sequence[str]) -> float:
     return hit / total if total else 0.0
 
 
+def _unit_terms(
+    units: list[Unit],
+    question: str,
+    terms: Sequence[str],
+    translated: Sequence[str],
+    per_evidence: Sequence[Sequence[str]],
+) -> dict[tuple[int, int], Sequence[str]]:
+    """The terms each unit is matched against, by (evidence, position): the question's own for a line
+    in its script, their translations for a line in the other one, so that a passage written in
+    both languages (a translation set line by line under the original, an English error message
+    in a Japanese runbook) is read in the asker's language where it has it. A line in neither
+    script (a command, a number) is matched as its passage is."""
+    asked = dominant_script(question)
+    out: dict[tuple[int, int], Sequence[str]] = {}
+    for u in units:
+        script = dominant_script(u.full_text)
+        if not translated or asked == "none" or script == "none":
+            out[u.evidence, u.position] = per_evidence[u.evidence]
+        else:
+            out[u.evidence, u.position] = terms if script == asked else list(translated)
+    return out
+
+
+def _asked_language_best(units: list[Unit], best: Unit, question: str) -> Unit:
+    """``best``, or the best sentence of its passage in the question's script when ``best`` is
+    a sentence in the other one and that one scores nearly as well (``ASKED_LANGUAGE_SHARE``): in
+    a passage translated line by line a sentence and its translation answer alike. A list or a
+    table is given whole, in whatever language."""
+    asked = dominant_script(question)
+    if (
+        best.kind != "sentence"
+        or asked == "none"
+        or dominant_script(best.full_text) in (asked, "none")
+    ):
+        return best
+    own = [
+        u
+        for u in units
+        if u.evidence == best.evidence
+        and u.kind == "sentence"
+        and dominant_script(u.full_text) == asked
+    ]
+    alt = max(own, key=lambda u: (u.score, -u.position), default=None)
+    return alt if alt is not None and alt.score >= ASKED_LANGUAGE_SHARE * best.score else best
+
+
+def _asked_language(units: list[Unit], question: str, best: Unit) -> list[Unit]:
+    """Of lines that say the same in two languages (a passage translated line by line), those
+    in the question's script, when there are any; lines in neither script, and the best line
+    (an English error message a Japanese question quotes), stay."""
+    asked = dominant_script(question)
+    scripts = [dominant_script(u.full_text) for u in units]
+    if asked == "none" or asked not in scripts or all(s in (asked, "none") for s in scripts):
+        return units
+    return [u for u, s in zip(units, scripts, strict=True) if s in (asked, "none") or u is best]
+
+
 def _score_units(
     units: list[Unit],
     evidence: Sequence[Evidence],
-    terms: Sequence[Sequence[str]],
+    terms: dict[tuple[int, int], Sequence[str]],
     query_vector: np.ndarray | None,
     embedder,
 ) -> None:
-    """Score each unit; ``terms[i]`` are the terms the lines of ``evidence[i]`` are matched
-    against (the question's own, or their translations for a passage in the other script)."""
+    """Score each unit; ``terms[u.evidence, u.position]`` are the terms its line is matched against (the
+    question's own, or their translations for a line in the other script)."""
     for u in units:
-        wanted = terms[u.evidence]
+        wanted = terms[u.evidence, u.position]
         own = term_coverage(u.full_text, wanted)
         # Read in its context: a term in the document's title or the section's heading is
         # said of every line under it (「不審メール」 in the title does not make the 目的
@@ -416,11 +477,13 @@ def extractive_answer(
         return ExtractiveAnswer(text="", intent=intent)
     if embedder is not None and query_vector is None:
         query_vector = embedder.embed_query_vector(question)
-    _score_units(units, evidence, per_evidence, query_vector, embedder)
+    wanted = _unit_terms(units, question, terms, translated, per_evidence)
+    _score_units(units, evidence, wanted, query_vector, embedder)
     _intent_adjust(units, evidence, intents)
     top_score = max(e.score for e in evidence)
     leaders = [u for u in units if evidence[u.evidence].score >= LEAD_SCORE_SHARE * top_score]
     best = max(leaders or units, key=lambda u: (u.score, -u.evidence, -u.position))
+    best = _asked_language_best(units, best, question)
 
     chosen: list[Unit]
     members = [u for u in units if u.evidence == best.evidence and u.list_id == best.list_id]
@@ -435,6 +498,7 @@ def extractive_answer(
             return u.score - u.context_gain
 
         same = [u for u in units if u.evidence == best.evidence and own(u) >= 0.6 * own(best)]
+        same = _asked_language(same, question, best)
         chosen = sorted(
             sorted(same, key=lambda u: -own(u))[:max_sentences], key=lambda u: u.position
         )
@@ -463,7 +527,10 @@ def extractive_answer(
         and (
             (best_doc and doc(evidence[u.evidence]) == best_doc)
             or _answers(
-                u, evidence[u.evidence], per_evidence[u.evidence], kinds[u.evidence] in missing
+                u,
+                evidence[u.evidence],
+                wanted[u.evidence, u.position],
+                kinds[u.evidence] in missing,
             )
         )
     ][:2]

@@ -536,3 +536,40 @@ def test_a_long_unit_is_quoted_up_to_a_word_boundary_and_marked() -> None:
     assert len(ja) <= 300
     assert long_en[2:].startswith(en[:-1].rstrip()) and long_ja[2:].startswith(ja[:-1])
     assert kept == short[2:]  # a unit within the limit is quoted whole, without a mark
+
+
+BILINGUAL = (
+    "When a host is confirmed infected, the incident handler isolates it from the network.\n"
+    "感染が確認された端末は、インシデント担当者がネットワークから隔離します。\n\n"
+    "The handler then acquires a memory image and a disk image of the host as evidence.\n"
+    "担当者は次に、その端末のメモリイメージとディスクイメージを証拠として取得します。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "terms", "translated", "other_script", "expected", "absent"),
+    [
+        (
+            "What does the handler acquire from an infected host as evidence?",
+            ["handler", "acquire", "infected", "host", "evidence"],
+            ["担当者", "取得", "感染", "端末", "証拠"],
+            True,  # the passage is Japanese by its characters
+            "acquires a memory image",
+            "メモリイメージ",
+        ),
+        (
+            "感染した端末から担当者は何を証拠として取得する？",
+            ["感染", "端末", "担当者", "証拠", "取得"],
+            ["infected", "host", "handler", "evidence", "acquire"],
+            False,
+            "メモリイメージとディスクイメージ",
+            "memory image",
+        ),
+    ],
+)
+def test_a_passage_translated_line_by_line_is_quoted_in_the_askers_language(
+    question, terms, translated, other_script, expected, absent
+) -> None:
+    passage = Evidence("1", BILINGUAL, "証拠の取得", 0.9, "ir.md", other_script=other_script)
+    answer = extractive_answer(question, [passage], terms, translated=translated)
+    assert expected in answer.text and absent not in answer.text, answer.text
