@@ -16,6 +16,7 @@ from core.text.chunking import (
     window_spans,
 )
 from core.text.normalize import normalize_text
+from core.text.windows import sentence_end
 
 
 def make_doc(text: str, kind: str = "markdown", title: str = "初動対応手順") -> Document:
@@ -197,9 +198,17 @@ def test_overlap_starts_on_a_boundary_without_latin_or_blanks(
         assert b1 - overlap <= a2 <= b1
         if a2 > b1 - overlap:
             assert text[a2 - 1] in "。!」、"
-        elif a2 < b1 and overlap:
-            # no sentence ends in the overlap, and the cut did not end one
-            assert not any(c in "。!" for c in text[a2:b1])
+        elif a2 < b1 and overlap and text[a2 - 1] not in "。!」、":
+            # no boundary to start on: no sentence ends in the overlap, nor does the cut end one
+            # (a mark whose closing brackets run past the cut ends no sentence before it)
+            assert not any(sentence_end_at(text, p) <= b1 for p in range(a2, b1)), (a2, b1)
+
+
+def sentence_end_at(text: str, p: int) -> int:
+    """Where the sentence whose mark is ``text[p]`` ends (``sentence_end``, tested on its own
+    above); past the text when none ends there."""
+    end = sentence_end(text, p, len(text))
+    return end if end >= 0 else len(text) + 1
 
 
 # --- markdown sections -------------------------------------------------------------------------
