@@ -4,7 +4,7 @@
 
 (1) Recall@1/5/10 and MRR@10 of ``hybrid`` and ``dense`` over ``dev.jsonl`` (make-dev of the
 same file) on an index built from JSQuAD valid (``bench/.cache/wiki-state``; the first run
-builds it: ~565 chunks, minutes). (2) Warm latency without an LLM: ``search_wiki`` and the
+builds it: ~520 chunks, minutes). (2) Warm latency without an LLM: ``search_wiki`` and the
 whole ``core.wiki.qa.ask`` (extractive), and how often the extractive answer contains a gold answer.
 (3) The evidence floor (``is_evidence``): how many answerable questions keep their gold-article
 hit vs how many best hits from other articles (a stand-in for "not in the index") are rejected.
