@@ -289,33 +289,60 @@ def _unit_terms(
     translated: Sequence[str],
     per_evidence: Sequence[Sequence[str]],
 ) -> dict[tuple[int, int], Sequence[str]]:
-    """The terms each unit is matched against, by (evidence, position): the question's own for a line
-    in its script, their translations for a line in the other one, so that a passage written in
-    both languages (a translation set line by line under the original, an English error message
-    in a Japanese runbook) is read in the asker's language where it has it. A line in neither
-    script (a command, a number) is matched as its passage is."""
+    """The terms each unit is matched against, by (evidence, position): the question's own for a
+    sentence of prose in its script, their translations for one in the other script, so that a
+    passage written in both languages (a translation set line by line under the original) is
+    read in the asker's language where it has it. A line that is no prose (``_prose``: a
+    command, a path, a number) is matched as its passage is."""
     asked = dominant_script(question)
     out: dict[tuple[int, int], Sequence[str]] = {}
     for u in units:
         script = dominant_script(u.full_text)
-        if not translated or asked == "none" or script == "none":
+        if not translated or asked == "none" or script == "none" or not _prose(u.text, script):
             out[u.evidence, u.position] = per_evidence[u.evidence]
         else:
             out[u.evidence, u.position] = terms if script == asked else list(translated)
     return out
 
 
+_PROSE_END = re.compile(r"[.!?。！？][\"'”’)）」』]*$")
+
+
+def _prose(text: str, script: str) -> bool:
+    """A sentence of prose: four words (Latin) or eight characters (Japanese) ending a sentence,
+    not a command, a path or an error code."""
+    text = text.strip()
+    long_enough = len(text.split()) >= 4 if script == "latin" else len(text) >= 8
+    return long_enough and bool(_PROSE_END.search(text))
+
+
+def _translated_line(u: Unit, units: Sequence[Unit], asked: str) -> bool:
+    """A sentence in the other script than the question's next to a sentence in its script: a
+    passage translated line by line. Only prose counts (``_prose``): a command, a path or an
+    error code in a Japanese runbook is no translation."""
+    if u.kind != "sentence" or asked == "none":
+        return False
+    script = dominant_script(u.full_text)
+    if script in (asked, "none"):
+        return False
+    if not _prose(u.text, script):
+        return False
+    return any(
+        v.evidence == u.evidence
+        and abs(v.position - u.position) == 1
+        and v.kind == "sentence"
+        and dominant_script(v.full_text) == asked
+        for v in units
+    )
+
+
 def _asked_language_best(units: list[Unit], best: Unit, question: str) -> Unit:
     """``best``, or the best sentence of its passage in the question's script when ``best`` is
-    a sentence in the other one and that one scores nearly as well (``ASKED_LANGUAGE_SHARE``): in
-    a passage translated line by line a sentence and its translation answer alike. A list or a
-    table is given whole, in whatever language."""
+    a translated line (``_translated_line``) and that one scores nearly as well
+    (``ASKED_LANGUAGE_SHARE``): a sentence and its translation answer alike. A list or a table
+    is given whole, in whatever language."""
     asked = dominant_script(question)
-    if (
-        best.kind != "sentence"
-        or asked == "none"
-        or dominant_script(best.full_text) in (asked, "none")
-    ):
+    if not _translated_line(best, units, asked):
         return best
     own = [
         u
@@ -328,15 +355,11 @@ def _asked_language_best(units: list[Unit], best: Unit, question: str) -> Unit:
     return alt if alt is not None and alt.score >= ASKED_LANGUAGE_SHARE * best.score else best
 
 
-def _asked_language(units: list[Unit], question: str, best: Unit) -> list[Unit]:
-    """Of lines that say the same in two languages (a passage translated line by line), those
-    in the question's script, when there are any; lines in neither script, and the best line
-    (an English error message a Japanese question quotes), stay."""
+def _asked_language(chosen: list[Unit], units: list[Unit], question: str, best: Unit) -> list[Unit]:
+    """``chosen`` without the translated lines (``_translated_line``) of a passage translated
+    line by line: its lines in the question's language say the same. The best line stays."""
     asked = dominant_script(question)
-    scripts = [dominant_script(u.full_text) for u in units]
-    if asked == "none" or asked not in scripts or all(s in (asked, "none") for s in scripts):
-        return units
-    return [u for u, s in zip(units, scripts, strict=True) if s in (asked, "none") or u is best]
+    return [u for u in chosen if u is best or not _translated_line(u, units, asked)]
 
 
 def _score_units(
@@ -498,7 +521,7 @@ def extractive_answer(
             return u.score - u.context_gain
 
         same = [u for u in units if u.evidence == best.evidence and own(u) >= 0.6 * own(best)]
-        same = _asked_language(same, question, best)
+        same = _asked_language(same, units, question, best)
         chosen = sorted(
             sorted(same, key=lambda u: -own(u))[:max_sentences], key=lambda u: u.position
         )

@@ -573,3 +573,21 @@ def test_a_passage_translated_line_by_line_is_quoted_in_the_askers_language(
     passage = Evidence("1", BILINGUAL, "証拠の取得", 0.9, "ir.md", other_script=other_script)
     answer = extractive_answer(question, [passage], terms, translated=translated)
     assert expected in answer.text and absent not in answer.text, answer.text
+
+
+def test_commands_in_a_japanese_runbook_are_no_translation() -> None:
+    """Only prose is read as a translated line: the command lines of a Japanese runbook stay in
+    the answer to a Japanese question that has translations."""
+    question = "nginx が応答しないときはどう再起動する？"
+    text = (
+        "nginx が応答しないときはサービスを再起動する。\n"
+        "sudo systemctl restart nginx\n"
+        "再起動後に nginx の状態を確認する。\n"
+        "```\nsystemctl status nginx\n```\n"
+    )
+    passage = Evidence("1", text, "nginx の再起動", 0.9, "web.md")
+    answer = extractive_answer(
+        question, [passage], ["nginx", "応答", "再起動"], translated=["restart", "respond", "nginx"]
+    )
+    assert "sudo systemctl restart nginx" in answer.text, answer.text
+    assert "systemctl status nginx" in answer.text, answer.text
