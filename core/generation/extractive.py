@@ -369,8 +369,8 @@ def _score_units(
     query_vector: np.ndarray | None,
     embedder,
 ) -> None:
-    """Score each unit; ``terms[u.evidence, u.position]`` are the terms its line is matched against (the
-    question's own, or their translations for a line in the other script)."""
+    """Score each unit; ``terms[u.evidence, u.position]`` are the terms its line is matched
+    against (the question's own, or their translations for a line in the other script)."""
     for u in units:
         wanted = terms[u.evidence, u.position]
         own = term_coverage(u.full_text, wanted)
