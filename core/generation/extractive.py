@@ -198,12 +198,32 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
 
     lines = text.splitlines()
     read_rows = _read_table_rows(lines)
+    in_code = False  # inside a code block that is no list item's
     for i, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             continue
         indent = _indent(line)
         nested = (in_list or in_bullets) and units and indent > item_indent
+        if not nested and (in_code or _FENCE.match(stripped)):
+            # a line of a code block is quoted as code (a shell comment is no heading); the
+            # fences themselves are no line to quote
+            if _FENCE.match(stripped):
+                in_code = not in_code
+                if in_code:
+                    new_list()  # the lines of one block are given together, as a list's
+                    lead = units[-1] if units else None
+                    if (
+                        lead
+                        and lead.kind == "sentence"
+                        and lead.list_id < 0
+                        and _introduces_list(lead.text)
+                    ):
+                        lead.kind, lead.list_id = "lead", list_id  # 「…スクリプト:」
+            else:
+                units.append(Unit(evidence, len(units), clip(stripped), "code", list_id))
+            in_list = in_bullets = in_table = False
+            continue
         if STEP_RE.match(stripped) and not nested:
             in_bullets = in_table = False
             if not in_list:
@@ -438,6 +458,16 @@ def _answers(u: Unit, ev: Evidence, terms: Sequence[str], other_kind: bool) -> b
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# a quoted line that would open a Markdown heading inside the answer's list ("- # comment")
+_LEADING_HASH = re.compile(r"^#(?=#*(\s|$))")
+_ESCAPED_HASH = r"\\#"
+
+
+def _code_span(text: str) -> str:
+    """``text`` as inline code, fenced by more backticks than it holds in a row."""
+    ticks = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def _list_break(units: Sequence[Unit]) -> list[str]:
@@ -454,8 +484,11 @@ def _render(u: Unit, label: str) -> list[str]:
         first = f"{u.text} [{label}]"
         match = STEP_RE.match(u.text)
         width = len(match.group(0)) if match else 3
+    elif u.kind == "code":
+        first = f"- {_code_span(u.text)} [{label}]"
+        width = 2
     else:
-        first = f"- {u.text} [{label}]"
+        first = f"- {_LEADING_HASH.sub(_ESCAPED_HASH, u.text)} [{label}]"
         width = 2
     lines = [first]
     if u.children:
@@ -511,7 +544,7 @@ def extractive_answer(
     chosen: list[Unit]
     members = [u for u in units if u.evidence == best.evidence and u.list_id == best.list_id]
     has_lead = any(u.kind == "lead" for u in members)
-    if best.kind == "step" or (
+    if best.kind in ("step", "code") or (
         best.kind in ("bullet", "row", "lead") and (has_lead or len(members) <= SHORT_LIST)
     ):
         chosen = members[: MAX_STEPS + 1]

@@ -591,3 +591,25 @@ def test_commands_in_a_japanese_runbook_are_no_translation() -> None:
     )
     assert "sudo systemctl restart nginx" in answer.text, answer.text
     assert "systemctl status nginx" in answer.text, answer.text
+
+
+def test_a_code_block_is_quoted_whole_as_code_and_its_comments_are_no_headings() -> None:
+    text = (
+        "データベースだけを取得するスクリプト:\n"
+        "```bash\n"
+        "# データベースバックアップスクリプト\n"
+        'pg_dump -U postgres app > "$backup_file"\n'
+        'gzip "$backup_file"\n'
+        "```\n"
+    )
+    units = split_units(text)
+    assert [u.kind for u in units] == ["lead", "code", "code", "code"]  # no fence line
+    passage = Evidence("1", text, "データベースのバックアップ", 0.9, "backup.md")
+    answer = extractive_answer(
+        "データベースバックアップスクリプトのコマンドは？",
+        [passage],
+        ["データベース", "バックアップ", "スクリプト"],
+    )
+    assert "- `# データベースバックアップスクリプト` [1]" in answer.text, answer.text
+    assert '- `pg_dump -U postgres app > "$backup_file"` [1]' in answer.text  # the whole block
+    assert "\n- # " not in answer.text and "```" not in answer.text
