@@ -786,6 +786,10 @@ _EN_RESTRICTION = re.compile(
 _JA_RESTRICTION = re.compile(r"(拒否|遮断|隔離|封じ込め|失効)(用|用の|の|のための|する|した)?$")
 
 
+# where an object's noun phrase ends: a preposition or a conjunction
+_EN_PHRASE_END = _EN_OBJECT_STOP | {"of", "from", "and", "or", "at", "as", "then"}
+
+
 def _en_lifts_restriction(lower: list[str], i: int, obj_index: int) -> bool:
     """The object after the verb at ``i`` is a restriction: a restriction word in its noun
     phrase ("the deny-all inline policy", "the session revocation policy"), read up to two
@@ -798,9 +802,6 @@ def _en_lifts_restriction(lower: list[str], i: int, obj_index: int) -> bool:
         if _EN_RESTRICTION.match(lower[j]):
             return True
     return False
-
-
-_EN_PHRASE_END = _EN_OBJECT_STOP | {"of", "from", "and", "or", "at", "as", "then"}
 
 
 def _en_agent_governs(before: str) -> bool:

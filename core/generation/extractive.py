@@ -190,6 +190,14 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
         list_id, next_list = next_list, next_list + 1
         return list_id
 
+    def new_list_led() -> None:
+        """A new list (of bullets, of a code block's lines) that the sentence just before it
+        leads when it introduces it (「次のいずれか…」, 「…スクリプト:」)."""
+        new_list()
+        lead = units[-1] if units else None
+        if lead and lead.kind == "sentence" and lead.list_id < 0 and _introduces_list(lead.text):
+            lead.kind, lead.list_id = "lead", list_id
+
     def add_child(line: str, stripped: str) -> None:
         item = units[-1]
         if len(item.children) < MAX_CHILDREN:
@@ -211,15 +219,7 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
             if _FENCE.match(stripped):
                 in_code = not in_code
                 if in_code:
-                    new_list()  # the lines of one block are given together, as a list's
-                    lead = units[-1] if units else None
-                    if (
-                        lead
-                        and lead.kind == "sentence"
-                        and lead.list_id < 0
-                        and _introduces_list(lead.text)
-                    ):
-                        lead.kind, lead.list_id = "lead", list_id  # 「…スクリプト:」
+                    new_list_led()  # the lines of one block are given together, as a list's
             else:
                 units.append(Unit(evidence, len(units), clip(stripped), "code", list_id))
             in_list = in_bullets = in_table = False
@@ -266,16 +266,8 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
             if len(item) < 4:
                 continue
             if not in_bullets:
-                new_list()
+                new_list_led()
                 in_bullets = True
-                lead = units[-1] if units else None
-                if (
-                    lead
-                    and lead.kind == "sentence"
-                    and lead.list_id < 0
-                    and _introduces_list(lead.text)
-                ):
-                    lead.kind, lead.list_id = "lead", list_id
             item_indent = indent
             units.append(Unit(evidence, len(units), clip(item), "bullet", list_id))
             continue
@@ -302,22 +294,58 @@ def term_coverage(text: str, terms: Sequence[str]) -> float:
     return hit / total if total else 0.0
 
 
+UnitKey = tuple[int, int]  # (evidence, position)
+
+
+@dataclass(frozen=True, slots=True)
+class _Languages:
+    """The question's script and each unit's (``core.text.script``), read once per answer."""
+
+    asked: str
+    scripts: dict[UnitKey, str]
+    units: dict[UnitKey, Unit]
+
+    @classmethod
+    def of(cls, question: str, units: Sequence[Unit]) -> _Languages:
+        by_key = {(u.evidence, u.position): u for u in units}
+        scripts = {key: dominant_script(u.full_text) for key, u in by_key.items()}
+        return cls(dominant_script(question), scripts, by_key)
+
+    def script(self, u: Unit) -> str:
+        return self.scripts[u.evidence, u.position]
+
+    def translated_line(self, u: Unit) -> bool:
+        """A sentence in the other script than the question's next to a sentence in its
+        script: a passage translated line by line. Only prose counts (``_prose``): a command, a
+        path or an error code in a Japanese runbook is no translation."""
+        if u.kind != "sentence" or self.asked == "none":
+            return False
+        script = self.script(u)
+        if script in (self.asked, "none") or not _prose(u.text, script):
+            return False
+        for step in (-1, 1):
+            v = self.units.get((u.evidence, u.position + step))
+            if v is not None and v.kind == "sentence" and self.script(v) == self.asked:
+                return True
+        return False
+
+
 def _unit_terms(
     units: list[Unit],
-    question: str,
+    languages: _Languages,
     terms: Sequence[str],
     translated: Sequence[str],
     per_evidence: Sequence[Sequence[str]],
-) -> dict[tuple[int, int], Sequence[str]]:
-    """The terms each unit is matched against, by (evidence, position): the question's own for a
-    sentence of prose in its script, their translations for one in the other script, so that a
-    passage written in both languages (a translation set line by line under the original) is
-    read in the asker's language where it has it. A line that is no prose (``_prose``: a
-    command, a path, a number) is matched as its passage is."""
-    asked = dominant_script(question)
-    out: dict[tuple[int, int], Sequence[str]] = {}
+) -> dict[UnitKey, Sequence[str]]:
+    """The terms each unit is matched against: the question's own for a sentence of prose in
+    its script, their translations for one in the other script, so that a passage written in
+    both languages (a translation set line by line under the original) is read in the asker's
+    language where it has it. A line that is no prose (``_prose``: a command, a path, a
+    number) is matched as its passage is."""
+    asked = languages.asked
+    out: dict[UnitKey, Sequence[str]] = {}
     for u in units:
-        script = dominant_script(u.full_text)
+        script = languages.script(u)
         if not translated or asked == "none" or script == "none" or not _prose(u.text, script):
             out[u.evidence, u.position] = per_evidence[u.evidence]
         else:
@@ -336,56 +364,28 @@ def _prose(text: str, script: str) -> bool:
     return long_enough and bool(_PROSE_END.search(text))
 
 
-def _translated_line(u: Unit, units: Sequence[Unit], asked: str) -> bool:
-    """A sentence in the other script than the question's next to a sentence in its script: a
-    passage translated line by line. Only prose counts (``_prose``): a command, a path or an
-    error code in a Japanese runbook is no translation."""
-    if u.kind != "sentence" or asked == "none":
-        return False
-    script = dominant_script(u.full_text)
-    if script in (asked, "none"):
-        return False
-    if not _prose(u.text, script):
-        return False
-    return any(
-        v.evidence == u.evidence
-        and abs(v.position - u.position) == 1
-        and v.kind == "sentence"
-        and dominant_script(v.full_text) == asked
-        for v in units
-    )
-
-
-def _asked_language_best(units: list[Unit], best: Unit, question: str) -> Unit:
+def _asked_language_best(units: list[Unit], best: Unit, languages: _Languages) -> Unit:
     """``best``, or the best sentence of its passage in the question's script when ``best`` is
-    a translated line (``_translated_line``) and that one scores nearly as well
+    a translated line (``_Languages.translated_line``) and that one scores nearly as well
     (``ASKED_LANGUAGE_SHARE``): a sentence and its translation answer alike. A list or a table
     is given whole, in whatever language."""
-    asked = dominant_script(question)
-    if not _translated_line(best, units, asked):
+    if not languages.translated_line(best):
         return best
     own = [
         u
         for u in units
         if u.evidence == best.evidence
         and u.kind == "sentence"
-        and dominant_script(u.full_text) == asked
+        and languages.script(u) == languages.asked
     ]
     alt = max(own, key=lambda u: (u.score, -u.position), default=None)
     return alt if alt is not None and alt.score >= ASKED_LANGUAGE_SHARE * best.score else best
 
 
-def _asked_language(chosen: list[Unit], units: list[Unit], question: str, best: Unit) -> list[Unit]:
-    """``chosen`` without the translated lines (``_translated_line``) of a passage translated
-    line by line: its lines in the question's language say the same. The best line stays."""
-    asked = dominant_script(question)
-    return [u for u in chosen if u is best or not _translated_line(u, units, asked)]
-
-
 def _score_units(
     units: list[Unit],
     evidence: Sequence[Evidence],
-    terms: dict[tuple[int, int], Sequence[str]],
+    terms: dict[UnitKey, Sequence[str]],
     query_vector: np.ndarray | None,
     embedder,
 ) -> None:
@@ -533,13 +533,14 @@ def extractive_answer(
         return ExtractiveAnswer(text="", intent=intent)
     if embedder is not None and query_vector is None:
         query_vector = embedder.embed_query_vector(question)
-    wanted = _unit_terms(units, question, terms, translated, per_evidence)
+    languages = _Languages.of(question, units)
+    wanted = _unit_terms(units, languages, terms, translated, per_evidence)
     _score_units(units, evidence, wanted, query_vector, embedder)
     _intent_adjust(units, evidence, intents)
     top_score = max(e.score for e in evidence)
     leaders = [u for u in units if evidence[u.evidence].score >= LEAD_SCORE_SHARE * top_score]
     best = max(leaders or units, key=lambda u: (u.score, -u.evidence, -u.position))
-    best = _asked_language_best(units, best, question)
+    best = _asked_language_best(units, best, languages)
 
     chosen: list[Unit]
     members = [u for u in units if u.evidence == best.evidence and u.list_id == best.list_id]
@@ -554,7 +555,8 @@ def extractive_answer(
             return u.score - u.context_gain
 
         same = [u for u in units if u.evidence == best.evidence and own(u) >= 0.6 * own(best)]
-        same = _asked_language(same, units, question, best)
+        # of the lines of a passage translated line by line, the asker's say the same
+        same = [u for u in same if u is best or not languages.translated_line(u)]
         chosen = sorted(
             sorted(same, key=lambda u: -own(u))[:max_sentences], key=lambda u: u.position
         )
