@@ -12,7 +12,8 @@ range on ``updated_at``, ``minRelevance`` on the combined score), optionally re-
 (``core.retrieval.focus``) and reranked, and cut to offset/limit. A corpus that embeds passage
 windows gives each chunk the cosine of its best window. In a runbook corpus of both languages,
 a passage in the other script than the question's has its keyword score balanced
-(``language_balance``), and a passage whose translation is a candidate yields to it
+(``language_balance``; not when the folder holds its translation), and a passage whose
+translation is a candidate yields to it
 (``core.retrieval.translations``); a page hit found by keywords alone gets its real cosine. Results carry highlights (offsets of the query terms in the returned text),
 context before/after from the source document, and per-strategy metrics.
 """
@@ -397,7 +398,13 @@ class Searcher:
                 translated = corpus.tokenizer.tokenize(" ".join(ranked.translated))
                 own = set(corpus.tokenizer.tokenize(" ".join(surfaces)))
                 ranked.rankings["keyword"], ranked.keyword_raw = self._across_scripts(
-                    keyword, tokens, translated, own, floor, script=dominant_script(query.text)
+                    keyword,
+                    tokens,
+                    translated,
+                    own,
+                    floor,
+                    script=dominant_script(query.text),
+                    translated_docs=self.corpus.translations_at(generation).twin_doc,
                 )
                 tokens += translated
             else:
@@ -450,13 +457,20 @@ class Searcher:
         own: set[str],
         floor: int,
         script: str,
+        translated_docs: Collection[str] = (),
     ) -> tuple[list[tuple[str, float]], dict[str, float] | None]:
         """BM25 over the question's tokens and their glossary translations, where a word the
         glossary translates counts OTHER_SCRIPT_WEIGHT as much in a passage of the other
         language: "call" or "incident" in a Japanese page is a channel name, a URL or a
         placeholder, and the page that answers carries their translation (コール, インシデント),
         which the query holds too. Words without a translation (names, "etcd") count fully.
-        A passage in the other script then has its score scaled by ``language_balance``.
+        A passage in the other script then has its score scaled by ``language_balance``,
+        unless its document is one of ``translated_docs`` (it has a translation in the folder,
+        ``core.retrieval.translations``): the balance lets a page only the other language has
+        compete, while a page the asker's language has too is found by its own words in that
+        copy. Balanced, the Japanese copy of the PagerDuty pages outranked the English original
+        for English questions on the words the glossary translates, and the page that answered
+        (NIST's, in English only) fell out of the keyword candidates.
         Returns the ranking and, when it is not by raw BM25, the raw BM25 of its candidates."""
         balance = language_balance(keyword, tokens, translated, script)
         if not translated and balance == 1.0:
@@ -478,8 +492,9 @@ class Searcher:
             item = stored.get(key)
             c = item.chunk if item is not None else None
             same = c is None or same_script(script, passage_script(c.title, c.heading, c.body))
+            scale = 1.0 if c is not None and c.doc_id in translated_docs else balance
             score = (
-                main[i] + extra[i] if same else balance * (main[i] + OTHER_SCRIPT_WEIGHT * extra[i])
+                main[i] + extra[i] if same else scale * (main[i] + OTHER_SCRIPT_WEIGHT * extra[i])
             )
             scored.append((key, float(score), float(total[i])))
         scored.sort(key=lambda kv: -kv[1])

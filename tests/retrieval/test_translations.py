@@ -319,3 +319,43 @@ def test_a_translation_outside_the_candidates_takes_its_place_if_the_asker_may_s
     # a user who may not see the Japanese collection gets the English passage
     hidden = Searcher(corpus).run(query, collections={"default", "en"}).hits
     assert [h.chunk.source for h in hidden] == ["en/phishing_en.md"]
+
+
+def _keyword_scores(corpus, question: str) -> dict[tuple[str, str], float]:
+    """The keyword strategy's score of each candidate, by (file, last heading)."""
+    from core.retrieval.searcher import Searcher, make_query
+
+    with corpus.store.snapshot() as generation:
+        ranked = Searcher(corpus)._rank(
+            make_query(question, limit=4), {"keyword"}, 16, None, generation
+        )
+        ranking = ranked.rankings["keyword"]
+        stored = corpus.store.chunks_by_id([key for key, _ in ranking])
+    return {
+        (stored[k].chunk.source, stored[k].chunk.heading.rsplit(" > ", 1)[-1]): score
+        for k, score in ranking
+    }
+
+
+def test_a_page_with_a_translation_gets_no_language_balance(folder, monkeypatch):
+    """The keyword score of an English page is raised for a Japanese question so that a page
+    only English has can compete (``language_balance``); the English copy of a translated page
+    is not, and its Japanese copy, found by the question's own words, comes first."""
+    from core.runbooks import runbook_corpus
+
+    settings, data = folder
+    corpus = runbook_corpus(settings, data)
+    question = "リンクをクリックした利用者を洗い出すには？"
+    vpn = "VPN の証明書の期限が切れていたらどうする？"
+    paired, paired_vpn = _keyword_scores(corpus, question), _keyword_scores(corpus, vpn)
+    monkeypatch.setattr(Corpus, "translations_at", lambda self, generation: Translations())
+    alone, alone_vpn = _keyword_scores(corpus, question), _keyword_scores(corpus, vpn)
+
+    ja, en = ("phishing_ja.md", "影響範囲の確認"), ("phishing_en.md", "Checking the Scope")
+    assert max(paired, key=paired.get) == ja
+    assert paired[en] < alone[en]  # balanced as if no copy existed, it came first
+    assert max(alone, key=alone.get) == en
+    assert paired[ja] == alone[ja]  # the question's language is never scaled
+    # the VPN runbook has no translation: balanced alike either way
+    assert paired_vpn == alone_vpn
+    assert max(paired_vpn, key=paired_vpn.get)[0] == "vpn_en.md"
