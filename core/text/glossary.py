@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.text.english import is_plain_word, same_stem_in
+
 _TABLE = """
 incident | インシデント
 security incident | セキュリティインシデント
@@ -702,8 +704,15 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
     """The names of ``names`` found in none of ``passages``, under any of their usual forms
     (``name_variants``: "M365" is found as "Microsoft 365")."""
     text = "\n".join(passages)
+    # a name asked in lower case is a word, a command or a tool (ping, nslookup, grep), which
+    # runbooks inflect: "Pinging, NSlookup" names both; a name with capitals or digits is
+    # found as written
+    words = [n for n in names if n.islower() and is_plain_word(n)]
+    inflected = same_stem_in(text, words) if words else set()
     missing = []
     for name in names:
+        if name in inflected:
+            continue
         patterns = [p for v in name_variants(name) if (p := _name_pattern(v)) is not None]
         head = name.rsplit(" ", 1)[-1]
         if head != name and not head.isdigit():

@@ -143,3 +143,18 @@ def test_translated_surfaces_are_the_question_words_the_glossary_translates() ->
     assert "etcd" not in translated_surfaces(q)  # a name: no translation, counted as it is
     assert "インシデントコマンダー" in translated_surfaces("インシデントコマンダーの手順")
     assert translated_surfaces("12345") == []
+
+
+def test_a_name_asked_in_lower_case_is_found_inflected():
+    """A command or tool asked in lower case (ping, nslookup) is a word runbooks inflect:
+    "Pinging, NSlookup" names both. A name with capitals is found as written."""
+    from core.text.glossary import missing_names, proper_names
+
+    names = proper_names("攻撃者のドメインにpingやnslookupを打って確認してもいい？")
+    assert names == ["ping", "nslookup"]
+    mistakes = "- Touching adversary infrastructure (Pinging, NSlookup, Browsing, etc.)"
+    assert missing_names(names, [mistakes]) == []
+    assert missing_names(["ping"], ["Ping the gateway, then pinged hosts"]) == []
+    # the same letters inside another word are not the word
+    assert missing_names(["ping"], ["Mapping the network and shipping logs"]) == ["ping"]
+    assert missing_names(["Falcon"], ["falcons and hawks"]) == ["Falcon"]
