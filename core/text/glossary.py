@@ -700,6 +700,14 @@ def _name_pattern(name: str, exact_case: bool = False) -> re.Pattern[str] | None
     return re.compile(rf"(?<![A-Za-z0-9]){inner}(?![A-Za-z0-9])", flags)
 
 
+def _capitalized(name: str) -> bool:
+    """A name asked as a proper noun: one word, a capital, then lower case ("Volatility",
+    "Slack", "Crowdstrike"). Runbooks write the product with a capital somewhere ("CrowdStrike",
+    "SLACK"), and the same letters all in lower case as a common word ("market volatility",
+    "slack time"), which is not the product."""
+    return is_plain_word(name) and len(name) > 1 and name[0].isupper() and name[1:].islower()
+
+
 def missing_names(names: list[str], passages: list[str]) -> list[str]:
     """The names of ``names`` found in none of ``passages``, under any of their usual forms
     (``name_variants``: "M365" is found as "Microsoft 365")."""
@@ -719,7 +727,11 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
             # a phrase ("AWS IAM", "CrowdStrike Falcon") is found by its head, written as a
             # name: "self-hosted runners" is not the "GitLab Runner" a question names
             patterns += [p for v in name_variants(head) if (p := _name_pattern(v, True))]
-        if patterns and not any(p.search(text) for p in patterns):
+        # a proper noun is not found as the common word: "market volatility" is no Volatility
+        common = _capitalized(name)
+        if patterns and not any(
+            not (common and m.group(0).islower()) for p in patterns for m in p.finditer(text)
+        ):
             missing.append(name)
     return missing
 

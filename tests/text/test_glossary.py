@@ -158,3 +158,21 @@ def test_a_name_asked_in_lower_case_is_found_inflected():
     # the same letters inside another word are not the word
     assert missing_names(["ping"], ["Mapping the network and shipping logs"]) == ["ping"]
     assert missing_names(["Falcon"], ["falcons and hawks"]) == ["Falcon"]
+
+
+def test_a_capitalized_name_is_not_found_as_the_common_word():
+    """A name asked as a proper noun (Volatility, Slack) is not the same letters in lower case:
+    "market volatility" says nothing about the memory forensics tool. Any capital will do, so a
+    question's "Crowdstrike" still finds "CrowdStrike"."""
+    from core.text.glossary import missing_names, proper_names
+
+    names = proper_names("Which Volatility plugin lists the processes in a Windows memory dump?")
+    assert names == ["Volatility", "Windows"]
+    crisis = "Risks: performance degradation, market volatility, windows of downtime."
+    assert missing_names(names, [crisis]) == names
+    assert missing_names(names, ["Run Volatility 3 against the Windows image."]) == []
+    assert missing_names(["Slack"], ["Post in SLACK"]) == []
+    assert missing_names(["Slack"], ["Leave slack in the schedule"]) == ["Slack"]
+    assert missing_names(["Crowdstrike"], ["Contain the host in CrowdStrike Falcon"]) == []
+    # names with capitals inside or digits are found in any case, as before
+    assert missing_names(["PagerDuty"], ["open pagerduty.com"]) == []
