@@ -93,6 +93,15 @@ _SYMPTOM = re.compile(
     _I,
 )
 
+# A question whether something may be done (「隔離してもいい？」 "is it OK to ping it?") asks
+# for advice on that act, not for a procedure, however much of a symptom it names: it is
+# answered by the line about that act, not by the nearest numbered list.
+_PERMISSION = re.compile(
+    r"て(?:も)?(?:いい|よい|良い|大丈夫|構わない|かまわない|問題(?:ない|ありません))"
+    r"|\b(?:is it|it's|is that) (?:ok|okay|fine|safe|alright)\b|\bmay (?:we|i)\b",
+    _I,
+)
+
 _HEADING: dict[str, re.Pattern[str]] = {
     # a list of other documents: 「関連手順」 names procedures, it holds none
     REFERENCES: re.compile(
@@ -168,7 +177,7 @@ def question_intents(question: str) -> list[str]:
     """
     text = question.strip()
     kinds = [kind for kind, pattern in _QUESTION if pattern.search(text)]
-    if not kinds and _SYMPTOM.search(text):
+    if not kinds and _SYMPTOM.search(text) and not _PERMISSION.search(text):
         kinds = [STEPS]
     return kinds
 

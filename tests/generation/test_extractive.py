@@ -326,6 +326,10 @@ def test_english_questions_get_their_section(question, terms, section):
         ("KEV とは", "definition"),
         ("What is a campaign?", "definition"),
         ("VPN 装置の公開 IP アドレス", None),
+        # asking whether an act is allowed is no request for a procedure, symptom or not
+        ("侵害が疑われるとき、攻撃者のドメインに ping を打ってもいい？", None),
+        ("Our host is compromised. Is it OK to reboot it?", None),
+        ("侵害が疑われる端末の対応手順は？", "steps"),
     ],
 )
 def test_question_intent(question, intent):
