@@ -14,12 +14,16 @@ outside fenced code blocks (which are kept verbatim):
   indentation): the lead is ``注意: title`` (a label for the type, Japanese when the title or
   the body is Japanese, else English: ``Warning: title``), the title alone for types without a
   label (``aside``), the label alone when there is no title, nothing for ``""``.
+- Block quotes (``> …`` lines) are read as Markdown without their markers (a list quoted is a
+  list); a GitHub alert (``> [!NOTE]``, ``> [!WARNING]``: GitHub's and Microsoft Learn's
+  published docs) leads with its label as an admonition does (``注意`` / ``Warning``).
 - Template statements on a line of their own (``{% note %}``, ``{% endif %}``: Liquid in GitHub's
   docs, Jinja in MkDocs macros) are dropped; inline ones and ``{{ variable }}`` stay as written.
 - HTML: comments are dropped; a block of HTML (a line starting with a block tag such as
   ``<div>`` or ``<table>``, up to the next blank line) is read by the HTML reader (tables as
   rows of ``a | b``, lists as items, ``h1``-``h4`` as ``#`` headings, scripts dropped); inline
-  tags are removed (``<br>`` becomes a space) and entities decoded.
+  tags are removed (``<br>`` becomes a space) and entities decoded. Backslash escapes of
+  punctuation (``\\>``, ``\\*``) are shown as the character, outside code spans.
 - Images (``![alt](src)``, ``![alt][ref]``) are dropped; links keep their text and lose their
   target (inline, reference and defined shortcut links; autolinks keep the address, which is
   their text); reference-style definitions (``[id]: url``) and attribute lists
@@ -142,6 +146,8 @@ _SCRIPT = re.compile(r"<(script|style)\b.*?(?:</\1\s*>|$)", re.IGNORECASE | re.D
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+[^<>]*?)?\s*/?>")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# a backslash escape of ASCII punctuation (CommonMark): "[ユーザー] \\> [アクティブ ユーザー]" shows ">"
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 # template statements alone on a line: Liquid in GitHub's docs ({% note %} … {% endnote %}),
 # Jinja in MkDocs macros ({% if … %}, {% include "x.md" %})
 _TEMPLATE_TAGS = re.compile(r"(\{%-?[^%]*?-?%\}\s*)+")
@@ -163,6 +169,8 @@ def _inline_segment(text: str, labels: frozenset[str], raw_html: bool) -> str:
         text = _TAG.sub("", text)
     if raw_html and "&" in text:
         text = html.unescape(text)
+    if raw_html and "\\" in text:
+        text = _ESCAPED.sub(r"\1", text)
     return text
 
 
@@ -291,6 +299,19 @@ for _names, _ja, _en in (
         ADMONITION_LABELS[_name] = (_ja, _en)
 
 
+# GitHub's alerts (also Microsoft Learn's): a block quote whose first line is ``[!NOTE]``
+ALERT_LABELS: dict[str, tuple[str, str]] = {
+    "note": ("メモ", "Note"),
+    "tip": ("ヒント", "Tip"),
+    "important": ("重要", "Important"),
+    "warning": ("注意", "Warning"),
+    "caution": ("注意", "Caution"),
+}
+_ALERT = re.compile(r"[ \t]*\[!(note|tip|important|warning|caution)\][ \t]*", re.IGNORECASE)
+# a block quote line: its marker and the one space after it
+_QUOTE = re.compile(r"( *)> ?")
+
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
@@ -406,6 +427,12 @@ class _Transformer:
                 continue
             indent = _indent(line)
 
+            quote = _QUOTE.match(line)
+            if quote:
+                i = self._blockquote(lines, i, len(quote.group(1)), out)
+                lists.text(indent, True)
+                after_blank, paragraph = True, False
+                continue
             admonition = _ADMONITION.fullmatch(line)
             if admonition and _is_admonition(admonition):
                 i = self._admonition(lines, i, admonition, out)
@@ -511,6 +538,27 @@ class _Transformer:
         out.extend(pad + ln if ln else "" for ln in self.run(body))
         out.append("")
         return last + 1
+
+    def _blockquote(self, lines: list[str], i: int, base: int, out: list[str]) -> int:
+        """The block quote starting on line ``i`` (its consecutive ``>`` lines) read as Markdown
+        without its markers; a GitHub alert's ``[!NOTE]`` line becomes its label."""
+        j = i
+        body: list[str] = []
+        while j < len(lines) and (match := _QUOTE.match(lines[j])):
+            body.append(lines[j][match.end() :])
+            j += 1
+        alert = _ALERT.fullmatch(body[0]) if body else None
+        if alert:
+            body = body[1:]
+        pad = " " * base
+        if out and out[-1]:
+            out.append("")
+        if alert:
+            japanese = bool(_JAPANESE.search(" ".join(body)))
+            out.append(pad + ALERT_LABELS[alert.group(1).lower()][0 if japanese else 1])
+        out.extend(pad + ln if ln else "" for ln in self.run(body))
+        out.append("")
+        return j
 
     def _html_block(self, lines: list[str], i: int, match: re.Match, out: list[str]) -> int:
         tag = match.group(3).lower()

@@ -77,8 +77,10 @@ __all__ = [
 # heading may open on a lower-case word (「cronジョブ設定」). 14: Word: a table of contents typed
 # by hand (a 「目次」 paragraph and its page-numbered entries) dropped. 15: PDF: a cover title
 # wrapped over lines is one line of text. 16: a window after the first opens on a line or a
-# sentence (the overlap is whole lines and sentences, or none), not inside one.
-CHUNKER_VERSION = 16
+# sentence (the overlap is whole lines and sentences, or none), not inside one. 17: Markdown
+# block quotes read without their markers, GitHub alerts (> [!NOTE]) lead with their label,
+# backslash escapes shown as the character.
+CHUNKER_VERSION = 17
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -250,3 +250,45 @@ def test_task_list_boxes_are_read_as_boxes():
         "- ☑ Block the sender",
         "1. ☑ Notify the lead",
     ]
+
+
+def test_block_quotes_and_github_alerts_are_read_without_their_markers():
+    """A list quoted is a list: GitHub's and Microsoft Learn's alerts (``> [!IMPORTANT]``)
+    hold the warnings of a step, and their ``>`` markers hid the items from the answerer."""
+    source = (
+        "## パスワードのリセット\n\n"
+        "> [!IMPORTANT]\n"
+        ">\n"
+        "> - 新しいパスワードを電子メールで送信しないでください。\n"
+        ">\n"
+        "> - アプリのパスワードも更新してください。\n\n"
+        "> [!warning]\n"
+        "> Do not reuse any of the last five passwords.\n\n"
+        "> Quoted from the vendor:\n"
+        "> > nested **text** \\> with an escaped mark\n\n"
+        "```\n> not a quote in code\n```\n"
+    )
+    text = read_markdown(source, "x.md").text
+    lines = [line for line in text.split("\n") if line.strip()]
+    assert lines == [
+        "## パスワードのリセット",
+        "重要",
+        "- 新しいパスワードを電子メールで送信しないでください。",
+        "- アプリのパスワードも更新してください。",
+        "Warning",
+        "Do not reuse any of the last five passwords.",
+        "Quoted from the vendor:",
+        "nested **text** > with an escaped mark",
+        "```",
+        "> not a quote in code",  # code is kept verbatim
+        "```",
+    ]
+    # the quoted items are list items to the chunker and the answerer
+    from core.generation.extractive import split_units
+
+    units = split_units(text.split("\n", 1)[1], 0)
+    bullets = [u.text for u in units if u.kind == "bullet"]
+    assert bullets[:2] == [
+        "新しいパスワードを電子メールで送信しないでください。",
+        "アプリのパスワードも更新してください。",
+    ]
