@@ -442,6 +442,11 @@ def _intent_adjust(units: list[Unit], evidence: Sequence[Evidence], intents: lis
             u.score -= PURPOSE_PENALTY
 
 
+def _squeezed(text: str) -> str:
+    """``text`` without white space, to compare quoted lines across chunks."""
+    return "".join(text.split())
+
+
 def _answers(u: Unit, ev: Evidence, terms: Sequence[str], other_kind: bool) -> bool:
     """Whether a unit of another document answers the question too.
 
@@ -562,6 +567,8 @@ def extractive_answer(
         )
 
     taken = {(u.evidence, u.position) for u in chosen}
+    # what the answer quotes already: the next chunk of a section repeats its overlap
+    quoted = "\n".join(_squeezed(u.full_text) for u in chosen)
 
     def doc(e: Evidence) -> str:
         return e.document or document_key(e.heading)
@@ -577,6 +584,7 @@ def extractive_answer(
         for u in sorted(units, key=lambda u: -(u.score - u.context_gain))
         if u.evidence != best.evidence
         and (u.evidence, u.position) not in taken
+        and _squeezed(u.full_text) not in quoted
         and u.score >= 0.7 * best.score
         and u.score > 0.2
         # of the kind asked for (no 目的 sentence under a list of steps)

@@ -617,3 +617,26 @@ def test_a_code_block_is_quoted_whole_as_code_and_its_comments_are_no_headings()
     assert "- `# データベースバックアップスクリプト` [1]" in answer.text, answer.text
     assert '- `pg_dump -U postgres app > "$backup_file"` [1]' in answer.text  # the whole block
     assert "\n- # " not in answer.text and "```" not in answer.text
+
+
+def test_a_line_the_next_chunk_repeats_is_not_quoted_again():
+    """The next chunk of a section opens on the last sentences of the one before (the overlap):
+    a sentence the answer quotes already is no line of 補足."""
+    heading = "Compromised account > Step 1 Reset the password"
+    repeated = "Users must delete their old app passwords and create new app passwords."
+    first = (
+        "- Do not send the new password to the user by email: the attacker may still read it.\n"
+        "- Choose a strong password that was not used before.\n"
+        "- Update the app passwords too. Resetting the account password does not revoke them. "
+        + repeated
+    )
+    second = f"{repeated}\n\nSee the app password page for how to create a new app password."
+    evidence = [
+        Evidence("1", first, heading, 0.9, "mail.md"),
+        Evidence("2", second, heading, 0.85, "mail.md"),
+    ]
+    question = "What should I watch for when I reset the password? Can I email the new password?"
+    answer = extractive_answer(question, evidence, ["reset", "password", "email", "new"]).text
+    assert answer.count(repeated) == 1, answer
+    # what the next chunk adds is still given
+    assert "- See the app password page for how to create a new app password. [2]" in answer
