@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from core.collections import collection_of
 from core.retrieval.corpus import CollectionScope, Corpus
 from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
@@ -276,6 +277,14 @@ def language_balance(
     return min(LANGUAGE_BALANCE_CAP, max(1.0, same_mass / other_mass))
 
 
+def _translated_docs(twin_doc: dict[str, str], scope: CollectionScope | None) -> set[str]:
+    """The documents whose translation the asker may see (``Translations.twin_doc``): a page
+    whose copy is in a hidden collection is the asker's only copy and keeps its balance."""
+    if scope is None:
+        return set(twin_doc)
+    return {doc for doc, twin in twin_doc.items() if collection_of(twin) in scope.collections}
+
+
 class Searcher:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
@@ -404,7 +413,9 @@ class Searcher:
                     own,
                     floor,
                     script=dominant_script(query.text),
-                    translated_docs=self.corpus.translations_at(generation).twin_doc,
+                    translated_docs=_translated_docs(
+                        self.corpus.translations_at(generation).twin_doc, scope
+                    ),
                 )
                 tokens += translated
             else:

@@ -714,7 +714,7 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
     text = "\n".join(passages)
     # a name asked in lower case is a word, a command or a tool (ping, nslookup, grep), which
     # runbooks inflect: "Pinging, NSlookup" names both; a name with capitals or digits is
-    # found as written
+    # found uninflected
     words = [n for n in names if n.islower() and is_plain_word(n)]
     inflected = same_stem_in(text, words) if words else set()
     missing = []

@@ -359,3 +359,19 @@ def test_a_page_with_a_translation_gets_no_language_balance(folder, monkeypatch)
     # the VPN runbook has no translation: balanced alike either way
     assert paired_vpn == alone_vpn
     assert max(paired_vpn, key=paired_vpn.get)[0] == "vpn_en.md"
+
+
+def test_a_page_whose_translation_is_hidden_keeps_its_balance():
+    """A user who may not see the Japanese collection has the English page as their only copy:
+    it competes with the language balance, as a page without a translation does."""
+    from core.retrieval.corpus import CollectionScope
+    from core.retrieval.keyword import KeywordIndex
+    from core.retrieval.searcher import _translated_docs
+
+    twins = {"en/phishing_en.md": "ja/phishing_ja.md", "ja/phishing_ja.md": "en/phishing_en.md"}
+    index = KeywordIndex(["x"], [["phishing"]])
+    assert _translated_docs(twins, None) == set(twins)
+    both = CollectionScope(frozenset({"default", "en", "ja"}), frozenset(), index)
+    assert _translated_docs(twins, both) == set(twins)
+    english_only = CollectionScope(frozenset({"default", "en"}), frozenset(), index)
+    assert _translated_docs(twins, english_only) == {"ja/phishing_ja.md"}
