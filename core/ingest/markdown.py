@@ -362,9 +362,14 @@ def _is_delimiter_row(line: str) -> bool:
     return "|" in line and "-" in line and bool(_DELIMITER_ROW.fullmatch(line))
 
 
-def _admonition_lead(kind: str | None, title: str | None, body: list[str]) -> str | None:
+def _admonition_lead(
+    kind: str | None,
+    title: str | None,
+    body: list[str],
+    labels: dict[str, tuple[str, str]] = ADMONITION_LABELS,
+) -> str | None:
     words = (kind or "").lower().split()
-    label = next((ADMONITION_LABELS[w] for w in words if w in ADMONITION_LABELS), None)
+    label = next((labels[w] for w in words if w in labels), None)
     if title is not None:
         title = title.strip()
         if not title:
@@ -529,15 +534,17 @@ class _Transformer:
         body = lines[i + 1 : last + 1]
         depth = min((_indent(ln) for ln in body if ln.strip()), default=0)
         body = [ln[depth:] if ln.strip() else "" for ln in body]
-        lead = _admonition_lead(match.group(2), title, body)
-        pad = " " * base
+        self._block(out, " " * base, _admonition_lead(match.group(2), title, body), body)
+        return last + 1
+
+    def _block(self, out: list[str], pad: str, lead: str | None, body: list[str]) -> None:
+        """An admonition's or a quote's lead line and body, apart from what comes before."""
         if out and out[-1]:
             out.append("")
         if lead:
             out.append(pad + self.inline(lead))
         out.extend(pad + ln if ln else "" for ln in self.run(body))
         out.append("")
-        return last + 1
 
     def _blockquote(self, lines: list[str], i: int, base: int, out: list[str]) -> int:
         """The block quote starting on line ``i`` (its consecutive ``>`` lines) read as Markdown
@@ -550,14 +557,8 @@ class _Transformer:
         alert = _ALERT.fullmatch(body[0]) if body else None
         if alert:
             body = body[1:]
-        pad = " " * base
-        if out and out[-1]:
-            out.append("")
-        if alert:
-            japanese = bool(_JAPANESE.search(" ".join(body)))
-            out.append(pad + ALERT_LABELS[alert.group(1).lower()][0 if japanese else 1])
-        out.extend(pad + ln if ln else "" for ln in self.run(body))
-        out.append("")
+        lead = _admonition_lead(alert.group(1), None, body, ALERT_LABELS) if alert else None
+        self._block(out, " " * base, lead, body)
         return j
 
     def _html_block(self, lines: list[str], i: int, match: re.Match, out: list[str]) -> int:
