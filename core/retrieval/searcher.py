@@ -277,11 +277,11 @@ def language_balance(
     return min(LANGUAGE_BALANCE_CAP, max(1.0, same_mass / other_mass))
 
 
-def _translated_docs(twin_doc: dict[str, str], scope: CollectionScope | None) -> set[str]:
+def _translated_docs(twin_doc: dict[str, str], scope: CollectionScope | None) -> Collection[str]:
     """The documents whose translation the asker may see (``Translations.twin_doc``): a page
     whose copy is in a hidden collection is the asker's only copy and keeps its balance."""
     if scope is None:
-        return set(twin_doc)
+        return twin_doc.keys()  # no copy per search
     return {doc for doc, twin in twin_doc.items() if collection_of(twin) in scope.collections}
 
 
