@@ -608,6 +608,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
             continue  # membership: nothing is destroyed
         if obj and _JA_RESTRICTION.search(window[: window.rfind(obj)]):
             continue  # a containment measure lifted (「拒否ポリシーを削除」): nothing is destroyed
+        if obj == "アクセス" and _JA_TRAFFIC.search(window[: window.rfind(obj)]):
+            continue  # access from an address is traffic: blocking it destroys nothing
         mood = _ja_mood(tail, sentence[m.end() :], source, is_item)
         after = sentence[m.end() :]
         if mood is None or _quoted_and_denied(before, after) or _quoted_word(before, after):
@@ -729,6 +731,8 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             continue  # isolation or membership: nothing is destroyed
         if obj and _en_lifts_restriction(lower, i, obj_index):
             continue  # a containment measure lifted: nothing is destroyed
+        if obj == "access" and lower[obj_index + 1 : obj_index + 2] == ["from"]:
+            continue  # access from an address is traffic: blocking it destroys nothing
         if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(obj or ""):
             continue  # a password reset replaces a secret: nothing is destroyed
         if obj or (verb.strong and form != "noun" and source == "question"):
@@ -783,6 +787,11 @@ _EN_RESTRICTION = re.compile(
     r"restrictions?|restrictive)$",
     re.I,
 )
+# Access from somewhere (「不審な IP アドレスからのアクセスを止める」, "stop access from the
+# attacker's IP") is traffic: stopping it is a block, the first move of containment, and
+# destroys nothing. A person's access (「退職者のアクセスを無効化」, "disable access for the
+# user") is their account's and still fires.
+_JA_TRAFFIC = re.compile(r"からの\s*$")
 _JA_RESTRICTION = re.compile(r"(拒否|遮断|隔離|封じ込め|失効)(用|用の|の|のための|する|した)?$")
 
 

@@ -424,6 +424,24 @@ def test_lifting_a_containment_measure_does_not_fire(answer):
 
 
 @pytest.mark.parametrize(
+    ("question", "answer", "phrase"),
+    [
+        ("怪しいIPアドレスからのアクセスを止める手段はある？", "", None),
+        ("How do I stop access from the suspicious IP addresses?", "", None),
+        ("", "IP 許可リストを構成して、不審な IP アドレスからのアクセスを停止します。", None),
+        ("", "Stop access from the attacker's IP by configuring an allow list.", None),
+        # a person's access is their account's
+        ("退職者のアクセスを無効化して", "", "アクセスを無効化して"),
+        ("", "Disable access for the compromised user.", "Disable access"),
+        ("外部からのアクセスを止めて、ログを削除して", "", "ログを削除して"),
+    ],
+)
+def test_stopping_traffic_from_an_address_destroys_nothing(question, answer, phrase):
+    matches = guardrails.detect_dangerous_operations(question, answer).matches
+    assert [m.phrase for m in matches] == ([phrase] if phrase else []), matches
+
+
+@pytest.mark.parametrize(
     ("answer", "phrase"),
     [
         ("Delete the logs of the blocked IPs.", "Delete the logs"),
