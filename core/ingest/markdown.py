@@ -17,8 +17,14 @@ outside fenced code blocks (which are kept verbatim):
 - Block quotes (``> …`` lines) are read as Markdown without their markers (a list quoted is a
   list); a GitHub alert (``> [!NOTE]``, ``> [!WARNING]``: GitHub's and Microsoft Learn's
   published docs) leads with its label as an admonition does (``注意`` / ``Warning``).
-- Template statements on a line of their own (``{% note %}``, ``{% endif %}``: Liquid in GitHub's
-  docs, Jinja in MkDocs macros) are dropped; inline ones and ``{{ variable }}`` stay as written.
+- Template markup is read as the published page shows it (Liquid in Jekyll and GitHub's docs,
+  Jinja in MkDocs macros, Hugo shortcodes): a data reference (``{% data
+  variables.product.prodname_ghe_server %}``, ``{% data reusables.x.ssh-into-instance %}``)
+  reads as the words of its name (``prodname ghe server``), a shortcode as its visible text
+  (``{{< glossary_tooltip text="etcd" … >}}``, ``{{% heading "whatsnext" %}}``); statements
+  (``{% ifversion %}``, ``{% note %}``, ``{{< note >}}``) and ``{{ variables }}`` are removed
+  (the content between paired tags stays), and a line of markup alone is no line. Code spans
+  and fences keep them as written.
 - HTML: comments are dropped; a block of HTML (a line starting with a block tag such as
   ``<div>`` or ``<table>``, up to the next blank line) is read by the HTML reader (tables as
   rows of ``a | b``, lists as items, ``h1``-``h4`` as ``#`` headings, scripts dropped); inline
@@ -148,13 +154,54 @@ _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+[^<>]*?)?\s*/?>")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # a backslash escape of ASCII punctuation (CommonMark): "[ユーザー] \\> [アクティブ ユーザー]" shows ">"
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
-# template statements alone on a line: Liquid in GitHub's docs ({% note %} … {% endnote %}),
-# Jinja in MkDocs macros ({% if … %}, {% include "x.md" %})
-_TEMPLATE_TAGS = re.compile(r"(\{%-?[^%]*?-?%\}\s*)+")
+# Template markup, which every site renders and none shows as written: Liquid in Jekyll and
+# GitHub's docs ({% data variables.product.prodname_ghe_server %}, {% ifversion ghes %},
+# {% note %}), Jinja in MkDocs macros ({{ config.site_name }}), Hugo shortcodes in Kubernetes'
+# and GitLab's ({{< glossary_tooltip text="etcd" term_id="etcd" >}}, {{% heading "whatsnext" %}},
+# {{< note >}}). Read by ``_templates``.
+_LIQUID_TAG = re.compile(r"\{%-?\s*(\w+)([^%]*?)-?%\}")
+_SHORTCODE = re.compile(r"\{\{([<%])-?\s*/?\s*([\w./-]+)((?:[^{}]|\{(?!\{))*?)-?[>%]\}\}")
+_TEMPLATE_OUTPUT = re.compile(r"\{\{-?(?![<%])[^{}]*-?\}\}")
+# a shortcode's attribute that is its visible text
+_SHORTCODE_TEXT = re.compile(r"\b(?:text|title|header|label)\s*=\s*\"([^\"]*)\"")
+_QUOTED = re.compile(r"\"([^\"]*)\"")
+# a reference's last dotted segment: "variables.product.prodname_ghe_server" -> its words
+_REFERENCE = re.compile(r"[\w.-]*?([\w-]+)\s*$")
+
+
+def _liquid(match: re.Match[str]) -> str:
+    """A Liquid data reference reads as the words of its name (a product name, a reusable
+    step: "ssh-into-instance"); a statement (if, note, link, octicon …) is markup."""
+    if match.group(1) != "data":
+        return ""
+    found = _REFERENCE.search(match.group(2))
+    return re.sub(r"[_-]+", " ", found.group(1)).strip() if found else ""
+
+
+def _shortcode(match: re.Match[str]) -> str:
+    """A Hugo shortcode reads as its visible text (``text="…"``, a panel's ``header``) or, for
+    ``heading``, its quoted argument (Kubernetes' localised section titles); else it is markup."""
+    args = match.group(3)
+    found = _SHORTCODE_TEXT.search(args)
+    if found:
+        return found.group(1)
+    if match.group(2) == "heading" and (quoted := _QUOTED.search(args)):
+        return quoted.group(1)
+    return ""
+
+
+def _templates(text: str) -> str:
+    """``text`` with its template markup read as a reader of the site sees it (see
+    ``_LIQUID_TAG``): data references and shortcode texts as words, the rest removed."""
+    if "{" not in text:
+        return text
+    text = _SHORTCODE.sub(_shortcode, text)  # first: "{{% x %}}" holds a Liquid-like tag
+    text = _LIQUID_TAG.sub(_liquid, text)
+    return _TEMPLATE_OUTPUT.sub("", text)
 
 
 def _inline_segment(text: str, labels: frozenset[str], raw_html: bool) -> str:
-    text = _IMAGE.sub("", text)
+    text = _templates(_IMAGE.sub("", text))
     text = _LINK.sub(lambda m: m.group(1), text)
     text = _REF_LINK.sub(lambda m: m.group(1), text)
     if labels:
@@ -427,7 +474,7 @@ class _Transformer:
             if "<!--" in line:
                 i = self._drop_comment(lines, i)
                 continue
-            if _TEMPLATE_TAGS.fullmatch(stripped):
+            if "{" in stripped and not _templates(stripped).strip():  # markup alone: no line
                 i += 1
                 continue
             indent = _indent(line)
@@ -633,8 +680,8 @@ def read_markdown(text: str, name: str) -> MarkdownText:
     )
     title = meta.get("title")
     title = (
-        " ".join(str(title).split())
-        if isinstance(title, str | int | float) and str(title).strip()
+        " ".join(_templates(str(title)).split())
+        if isinstance(title, str | int | float) and _templates(str(title)).strip()
         else None
     )
     if title is None:

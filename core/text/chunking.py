@@ -79,8 +79,9 @@ __all__ = [
 # wrapped over lines is one line of text. 16: a window after the first opens on a line or a
 # sentence (the overlap is whole lines and sentences, or none), not inside one. 17: Markdown
 # block quotes read without their markers, GitHub alerts (> [!NOTE]) lead with their label,
-# backslash escapes shown as the character.
-CHUNKER_VERSION = 17
+# backslash escapes shown as the character. 18: Markdown template markup read inline (Liquid data
+# references as the words of their name, Hugo shortcodes as their text, the rest removed).
+CHUNKER_VERSION = 18
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

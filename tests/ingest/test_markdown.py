@@ -101,7 +101,7 @@ def test_template_statements_on_their_own_line_are_dropped():
         "   {% note %}\n\n"
         "   **Note:** wait until replication finishes.\n\n"
         "   {% endnote %}\n"
-        "{%- if ghes %} {% data reusables.enterprise.note %} {%- endif %}\n"
+        "{%- if ghes %} {{< note >}} {%- endif %}\n"
         "2. Promote the replica with `{% raw %}ghe-repl-promote{% endraw %}`.\n"
         "```\n{% note %}\n```\n"
     )
@@ -116,6 +116,34 @@ def test_template_statements_on_their_own_line_are_dropped():
         "{% note %}",  # code is kept verbatim
         "```",
     ]
+
+
+def test_template_markup_inline_reads_as_the_published_page_shows_it():
+    """Liquid (Jekyll, GitHub's docs), Hugo shortcodes (Kubernetes, GitLab) and Jinja outputs
+    are not indexed as written: "data variables product" are no words of the page."""
+    source = (
+        "---\ntitle: Backups on {% data variables.product.prodname_ghe_server %}\n---\n"
+        '## {{% heading "prerequisites" %}}\n\n'
+        "退職した社員の{% data variables.product.prodname_ghe_server %}アカウントは停止する。"
+        "{% ifversion ghes %}詳しくは[手順]({% link _docs/suspend.md %})を参照。{% endif %}\n\n"
+        "{{< note >}}\n"
+        'Kubernetes {{< param "version" >}} の'
+        '{{< glossary_tooltip text="コントローラー" term_id="controller" >}}が再作成する。\n'
+        "{{< /note >}}\n\n"
+        "1. {% data reusables.enterprise_installation.ssh-into-instance %}\n"
+        "1. Open {{ site.baseurl }}/admin and run `{{.ID}}`.\n"
+    )
+    page = read_markdown(source, "x.md")
+    assert page.title == "Backups on prodname ghe server"
+    assert [line for line in _lines(page.text) if line.strip()] == [
+        "## prerequisites",
+        "退職した社員のprodname ghe serverアカウントは停止する。詳しくは手順を参照。",
+        "Kubernetes のコントローラーが再作成する。",
+        "1. ssh into instance",
+        "2. Open /admin and run `{{.ID}}`.",  # a code span keeps its braces
+    ]
+    for markup in ("{%", "{{<", "variables", "reusables", "term_id", "baseurl"):
+        assert markup not in page.text.replace("`{{.ID}}`", "")
 
 
 def test_auto_numbered_steps_are_numbered_as_displayed(page):
