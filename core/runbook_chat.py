@@ -403,6 +403,7 @@ def _extractive(question: str, outcome: SearchOutcome, corpus, said: str = "") -
             h.chunk.doc_id,
             navigation=h.chunk.navigation,
             other_script=not same_script(asked, _passage_script(h)),
+            opens_in_code=h.chunk.opens_in_code,
         )
         for n, h in enumerate(outcome.hits, start=1)
     ]

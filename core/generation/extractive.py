@@ -96,6 +96,7 @@ class Evidence:
     # written in another script than the question (``core.text.script``): its lines are
     # matched against the question's terms translated (``extractive_answer(translated=…)``)
     other_script: bool = False
+    opens_in_code: bool = False  # the passage starts inside a code block (``Chunk.opens_in_code``)
 
 
 @dataclass(slots=True)
@@ -166,7 +167,7 @@ def clip(text: str) -> str:
     return text[:end].rstrip() + "…"
 
 
-def split_units(text: str, evidence: int = 0) -> list[Unit]:
+def split_units(text: str, evidence: int = 0, opens_in_code: bool = False) -> list[Unit]:
     """Numbered steps, bullet items and table rows (one per line) and sentences, in order.
 
     Consecutive steps share a ``list_id``, and so do consecutive bullet items and the rows of
@@ -175,7 +176,8 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
     introduces it (「次のいずれか…」, 「以下の…」, a trailing colon) becomes the list's
     ``lead`` and shares its id. Lines indented under an item (sub-items, continuation lines,
     commands) are kept as the item's ``children`` with their relative indentation, so a nested
-    list stays nested; any bullet under a numbered step is its sub-item.
+    list stays nested; any bullet under a numbered step is its sub-item. ``opens_in_code``: the
+    text starts inside a code block, whose closing fence comes first.
     """
     units: list[Unit] = []
     list_id = -1
@@ -206,7 +208,9 @@ def split_units(text: str, evidence: int = 0) -> list[Unit]:
 
     lines = text.splitlines()
     read_rows = _read_table_rows(lines)
-    in_code = False  # inside a code block that is no list item's
+    in_code = opens_in_code  # inside a code block that is no list item's
+    if in_code:
+        new_list()
     for i, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
@@ -533,7 +537,7 @@ def extractive_answer(
     per_evidence = [list(translated) if e.other_script and translated else terms for e in evidence]
     intents = question_intents(question)
     intent = intents[0] if intents else None
-    units = [u for i, ev in enumerate(evidence) for u in split_units(ev.text, i)]
+    units = [u for i, ev in enumerate(evidence) for u in split_units(ev.text, i, ev.opens_in_code)]
     if not units:
         return ExtractiveAnswer(text="", intent=intent)
     if embedder is not None and query_vector is None:

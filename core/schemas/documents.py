@@ -75,6 +75,12 @@ class Chunk:
         return self.extra.get("navigation") == "1"
 
     @property
+    def opens_in_code(self) -> bool:
+        """The chunk starts inside a fenced code block (a window's overlap): its first fence
+        closes the block (``core.text.chunking.fenced_blocks``)."""
+        return self.extra.get("opens_in_code") == "1"
+
+    @property
     def heading(self) -> str:
         return HEADING_SEPARATOR.join(self.heading_path)
 

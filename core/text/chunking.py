@@ -81,7 +81,8 @@ __all__ = [
 # block quotes read without their markers, GitHub alerts (> [!NOTE]) lead with their label,
 # backslash escapes shown as the character. 18: Markdown template markup read inline (Liquid data
 # references as the words of their name, Hugo shortcodes as their text, the rest removed).
-CHUNKER_VERSION = 18
+# 19: a window that opens inside a fenced code block says so (``Chunk.opens_in_code``).
+CHUNKER_VERSION = 19
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the
@@ -175,28 +176,45 @@ def _iter_lines(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def fenced_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each fenced code block of Markdown-shaped text: from the start of its
+    opening fence line to the end of its closing one (or of the text, when it is not closed).
+    A block is closed by a fence of the same character at least as long, with nothing after it;
+    a backtick fence whose info string holds a backtick opens none."""
+    blocks = []
+    fence: str | None = None
+    opened = 0
+    for start, end in _iter_lines(text):
+        line = text[start:end]
+        if "`" not in line and "~" not in line:
+            continue
+        found = _MD_FENCE.fullmatch(line)
+        if found is None:
+            continue
+        marker = found.group(1)
+        if fence is None:
+            if not (marker[0] == "`" and "`" in found.group(2)):
+                fence, opened = marker, start
+        elif marker[0] == fence[0] and len(marker) >= len(fence) and not found.group(2).strip():
+            blocks.append((opened, end))
+            fence = None
+    if fence is not None:
+        blocks.append((opened, len(text)))
+    return blocks
+
+
 def _markdown_headings(text: str) -> list[tuple[int, int, int, str]]:
     """(level, line start, line end, heading text) of the section headings of Markdown text."""
     headings = []
-    fence: str | None = None
+    blocks = fenced_blocks(text)
+    block = 0
     for start, end in _iter_lines(text):
+        while block < len(blocks) and blocks[block][1] < start:
+            block += 1
+        if block < len(blocks) and blocks[block][0] <= start:
+            continue  # inside a fenced code block: "# comment" is no heading
         line = text[start:end]
-        if "`" in line or "~" in line:
-            fence_match = _MD_FENCE.fullmatch(line)
-            if fence_match:
-                marker = fence_match.group(1)
-                if fence is None:
-                    if not (marker[0] == "`" and "`" in fence_match.group(2)):
-                        fence = marker
-                    continue
-                if (
-                    marker[0] == fence[0]
-                    and len(marker) >= len(fence)
-                    and not fence_match.group(2).strip()
-                ):
-                    fence = None
-                continue
-        if fence is not None or "#" not in line:
+        if "#" not in line:
             continue
         match = _MD_HEADING.fullmatch(line)
         if match is None:
@@ -287,6 +305,7 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
     Runbooks are cut with 500/50, articles with 450/60 content units (the callers pass them).
     """
     chunks: list[Chunk] = []
+    blocks = fenced_blocks(doc.text) if "```" in doc.text or "~~~" in doc.text else []
     for section in split_sections(doc.text, doc.kind, doc.headings):
         for start, end in window_spans(
             doc.text, section.body_start, section.body_end, chunk_size, overlap
@@ -294,6 +313,10 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
             index = len(chunks)
             body = doc.text[start:end]
             extra = {"navigation": "1"} if is_navigation(body, doc.link_lines) else {}
+            if any(a < start < b for a, b in blocks):
+                # a window that opens inside a code block (the overlap): its first fence
+                # closes the block, and what follows is no code
+                extra["opens_in_code"] = "1"
             if doc.title_from_name:
                 extra["title_from_name"] = "1"
             chunks.append(

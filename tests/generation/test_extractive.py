@@ -640,3 +640,26 @@ def test_a_line_the_next_chunk_repeats_is_not_quoted_again():
     assert answer.count(repeated) == 1, answer
     # what the next chunk adds is still given
     assert "- See the app password page for how to create a new app password. [2]" in answer
+
+
+def test_a_passage_that_opens_inside_a_code_block_quotes_what_follows_as_text():
+    """A chunk cut inside a code block (the overlap of two windows) starts with code and its
+    first fence closes the block: the note after it is prose, not code in backticks."""
+    text = (
+        "> Please verify that this is the correct restore host before continuing.\n"
+        "> Completed restore of 169.154.1.1:122 from snapshot 20170329T150710\n"
+        "```\n"
+        "\n"
+        "**メモ:** ネットワーク設定はバックアップのスナップショットから除外されます。"
+        "ターゲットのアプライアンスでネットワークを手動で設定する必要があります。\n"
+    )
+    kinds = [u.kind for u in split_units(text, 0, opens_in_code=True)]
+    assert kinds == ["code", "code", "sentence", "sentence"], kinds
+    evidence = [Evidence("1", text, "バックアップのリストア", 0.9, opens_in_code=True)]
+    answer = extractive_answer(
+        "リストアしたときネットワーク設定はどうなる？",
+        evidence,
+        ["リストア", "ネットワーク", "設定"],
+    ).text
+    assert "ネットワーク設定はバックアップのスナップショットから除外されます。" in answer
+    assert "`**メモ" not in answer and "``" not in answer.replace("```", ""), answer

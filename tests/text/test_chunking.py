@@ -625,3 +625,28 @@ def test_a_long_section_is_cut_into_chunks_that_open_on_a_list_item() -> None:
     for chunk in chunks:
         first = chunk.body.splitlines()[0]
         assert re.match(r"(\d+\. Collect|- 影響を受けた端末)", first), first
+
+
+def test_a_window_that_opens_inside_a_code_block_says_so():
+    """A long code block is cut like any text; the window after the cut starts inside it, so
+    its first fence closes the block: the chunk says so, and only that chunk."""
+    output = "".join(f"> line {n} of the restore output\n" for n in range(40))
+    text = (
+        "## リストア\n"
+        "次のコマンドでリストアする。\n"
+        "```shell\n"
+        "$ ghe-restore -c 169.154.1.1\n"
+        f"{output}"
+        "```\n"
+        "メモ: ネットワーク設定はスナップショットから除外されます。\n"
+    )
+    chunks = chunk_document(make_doc(text), 300, 50)
+    inside = [c for c in chunks if c.opens_in_code]
+    assert inside, [c.body[:30] for c in chunks]
+    for c in chunks:
+        starts_in_block = c.body.lstrip().startswith("> line")
+        assert c.opens_in_code == starts_in_block, c.body[:40]
+    # "# comment" inside a block is still no heading, as before
+    doc = make_doc("## 手順\n```shell\n# stop the service first\n$ systemctl stop x\n```\n本文\n")
+    sections = split_sections(doc.text, "markdown")
+    assert [s.heading_path for s in sections if s.level] == [("手順",)]
