@@ -614,6 +614,13 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         after = sentence[m.end() :]
         if mood is None or _quoted_and_denied(before, after) or _quoted_word(before, after):
             continue
+        if (
+            source == "answer"
+            and obj
+            and not _JA_OBLIGATION.match(tail)
+            and _JA_TOOL_TOPIC.search(before[: before.rfind(obj)])
+        ):
+            continue  # what a flag or a command does (「-c フラグは…を上書きします」): a description
         if obj or (strong and source == "question"):
             rule = "verb_object"
         elif source == "question" and stem in _JA_FLOOR and not _JA_GA_SUBJECT.search(window):
@@ -792,6 +799,15 @@ _EN_RESTRICTION = re.compile(
 # destroys nothing. A person's access (「退職者のアクセスを無効化」, "disable access for the
 # user") is their account's and still fires.
 _JA_TRAFFIC = re.compile(r"からの\s*$")
+# A tool that is the topic of the sentence (「-c フラグは、…データを上書きします」「このコマンドは
+# …セッションを削除します」「--force オプションを指定すると…」): the sentence says what the tool does,
+# as "The -c flag overwrites the data" does in English (a third-person verb, no instruction).
+# A topic that is the object itself (「古いログは削除します」) or a tool used as the means
+# (「スクリプトでログを削除します」) is still an instruction.
+_JA_TOOL_TOPIC = re.compile(
+    r"(フラグ|オプション|コマンド|スクリプト|ツール|機能|プログラム|ジョブ|ボタン|パラメーター?|"
+    r"スイッチ|モード|cmdlet|コマンドレット)\s*(は|では|により|によって|を(指定|使用|使う|付け|実行)すると)"
+)
 _JA_RESTRICTION = re.compile(r"(拒否|遮断|隔離|封じ込め|失効)(用|用の|の|のための|する|した)?$")
 
 

@@ -456,3 +456,25 @@ def test_stopping_traffic_from_an_address_destroys_nothing(question, answer, phr
 def test_destruction_beside_a_restriction_still_fires(answer, phrase):
     matches = guardrails.detect_dangerous_operations("", answer).matches
     assert [m.phrase for m in matches] == [phrase], matches
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        # what a flag or a command does: a description, as in English
+        (
+            "`-c` フラグは、既に設定されていても、ターゲットで設定とライセンスデータを上書きします。",
+            None,
+        ),
+        ("このコマンドは、指定したユーザーのセッションとアクセストークンを削除します。", None),
+        ("`--force` オプションを指定すると、既存のバックアップを削除します。", None),
+        ("The -c flag overwrites the settings and license data on the target host.", None),
+        # the object as the topic, a tool as the means, an obligation: instructions
+        ("古いログは削除します。", "ログは削除します"),
+        ("スクリプトでログを削除します。", "ログを削除します"),
+        ("ツールをインストールしたら、ログを削除します。", "ログを削除します"),
+    ],
+)
+def test_what_a_tool_does_is_a_description_not_an_instruction(answer, phrase):
+    matches = guardrails.detect_dangerous_operations("", answer).matches
+    assert [m.phrase for m in matches] == ([phrase] if phrase else []), matches
