@@ -117,10 +117,12 @@ def estimate_width(text: str, size: float) -> float:
 
 
 def is_cjk(char: str) -> bool:
-    """A character of a script written without spaces between words (Japanese, Chinese)."""
+    """A character of a script written without spaces between words (Japanese, Chinese), and
+    the CJK and Kangxi radicals that some fonts give for ideographs (read as those later)."""
     code = ord(char)
     return (
-        0x3000 <= code <= 0x9FFF
+        0x2E80 <= code <= 0x2FDF
+        or 0x3000 <= code <= 0x9FFF
         or 0xF900 <= code <= 0xFAFF
         or 0xFF00 <= code <= 0xFFEF
         or 0x20000 <= code <= 0x2FFFF
@@ -219,6 +221,17 @@ _NO_LINE_START = frozenset(
 )
 
 
+def _continue_from(run: _Run, last: _Run) -> None:
+    """A run on the line of ``last`` that does not start after it: pypdf reports every string
+    of one ``TJ`` array at the array's start (Chromium prints Japanese as 「正」「確」「な」… in
+    one array), so the run follows ``last``. Without this, the real position of the next
+    array, four characters on, read as a gap: a table cell (「正確な行動 | を特定」) or a
+    space inside a word (「非 難」)."""
+    width = run.x1 - run.x0
+    run.x0 = last.x1
+    run.x1 = run.x0 + width
+
+
 def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
     lines: list[PdfLine] = []
     current: list[_Run] = []
@@ -273,6 +286,8 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
             last = next((r for r in reversed(current) if r.text.strip()), None)
             if last is not None and abs(run.y - last.y) > 0.5 * max(run.size, last.size):
                 close()
+            elif last is not None and run.x0 <= last.x0:
+                _continue_from(run, last)
         current.append(run)
     close()
     return lines

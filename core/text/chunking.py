@@ -81,8 +81,10 @@ __all__ = [
 # block quotes read without their markers, GitHub alerts (> [!NOTE]) lead with their label,
 # backslash escapes shown as the character. 18: Markdown template markup read inline (Liquid data
 # references as the words of their name, Hugo shortcodes as their text, the rest removed).
-# 19: a window that opens inside a fenced code block says so (``Chunk.opens_in_code``).
-CHUNKER_VERSION = 19
+# 19: a window that opens inside a fenced code block says so (``Chunk.opens_in_code``). 20: PDF:
+# the strings of one TJ array that pypdf reports at its start follow each other, and Kangxi
+# radicals join as ideographs (Chromium's Japanese PDFs read 「正確な行動 | を特定」「非 難」).
+CHUNKER_VERSION = 20
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -881,3 +881,97 @@ def test_sample_pdfs_keep_their_numbered_headings(name: str):
         assert level == title.split(" ")[0].rstrip(".").count(".") + 1, title
     assert levels
     assert not doc.text.startswith("1.")  # the title line stays before the first heading
+
+
+class _VisitedPage:
+    """A page whose text pypdf's visitor reports as ``runs``: (text, x, y); the text matrix of
+    every string is (1, 0, 0, 1, x, y), as pypdf gives it (one ``TJ`` array's strings all at
+    the array's start)."""
+
+    def __init__(self, runs: list[tuple[str, float, float]]) -> None:
+        self.runs = runs
+
+    def extract_text(self, visitor_text) -> str:
+        # a composite font without a /ToUnicode map: widths are estimated, 1 em per ideograph
+        font = {"/Subtype": "/Type0", "/BaseFont": "/NotoSansCJKjp-Regular"}
+        for text, x, y in self.runs:
+            visitor_text(text, [1, 0, 0, 1, 0, 0], [1, 0, 0, 1, x, y], font, 12)
+        return ""
+
+
+def test_strings_of_one_array_reported_at_its_start_follow_each_other():
+    """Chromium prints Japanese in TJ arrays that pypdf reports at the array's start: 確, な, 行
+    and 動 all at x=112, then を at its real place four characters on. That is no gap: no cell
+    separator, no space; and a Kangxi radical (⾮ for 非) joins its neighbours as an ideograph."""
+    from core.ingest.pdf_lines import page_lines
+
+    page = _VisitedPage(
+        [
+            ("攻撃者が行った正", 4.0, 700.0),
+            ("確", 100.0, 700.0),
+            ("な", 100.0, 700.0),
+            ("行", 100.0, 700.0),
+            ("動", 100.0, 700.0),
+            ("を", 148.0, 700.0),
+            ("特定してください。", 160.0, 700.0),
+            ("名指しで", 4.0, 680.0),
+            ("\u2fae", 52.0, 680.0),
+            ("難", 76.0, 680.0),
+            ("しないでください。", 88.0, 680.0),
+        ]
+    )
+    lines = page_lines(page, 1, FontWidths())
+    assert [line.text for line in lines] == [
+        "攻撃者が行った正確な行動を特定してください。",
+        "名指しで非難しないでください。",
+    ]
+    assert is_cjk("\u2fae")
+
+
+def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Path):
+    """A wiki page saved as PDF from the browser (Chromium, Noto CJK): sentences come back whole,
+    without cell separators or spaces inside words, and its headings are found by their size."""
+    import shutil
+    import subprocess
+
+    from tests.browser.conftest import CHROMIUM
+
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip("Chromium is installed by make test (browser-deps)")
+    body = (
+        "<h1>セキュリティインシデント対応</h1>"
+        "<h2>攻撃のタイムラインの特定</h2>"
+        "<p>利用可能なすべてのツールを使用して、攻撃のタイムラインと攻撃者が行った正確な行動を"
+        "特定してください。攻撃開始前に攻撃者が行った偵察の痕跡も、ログファイルや時系列グラフの"
+        "フォレンジック分析を使用して特定を試みてください。</p>"
+        "<h2>外部コミュニケーション</h2>"
+        "<p>侵害の原因となった可能性のある外部関係者を名指しで非難しないでください。"
+        "システムが安全な状態にあり、十分なモニタリングが行われていると確信してから公表します。</p>"
+    )
+    page = tmp_path / "page.html"
+    page.write_text(
+        f"<html><head><meta charset='utf-8'><title>IR</title></head><body>{body}</body></html>",
+        encoding="utf-8",
+    )
+    pdf = tmp_path / "page.pdf"
+    subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+         f"--print-to-pdf={pdf}", page.as_uri()],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )  # fmt: skip
+    doc, _ = load_file(pdf, tmp_path, 10_000_000)
+    text = doc.text.replace("\n", "")
+    for sentence in (
+        "攻撃者が行った正確な行動を特定してください。",
+        "フォレンジック分析を使用して特定を試みてください。",
+        "外部関係者を名指しで非難しないでください。",
+        "十分なモニタリングが行われていると確信してから公表します。",
+    ):
+        assert sentence in text, doc.text
+    assert " | " not in doc.text
+    assert [h.title for h in doc.headings or ()][-2:] == [
+        "攻撃のタイムラインの特定",
+        "外部コミュニケーション",
+    ]
