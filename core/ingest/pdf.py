@@ -86,7 +86,7 @@ from core.ingest.contents import (
     is_leader_entry,
 )
 from core.ingest.pdf_lines import FontWidths, PdfLine, is_cjk, page_lines
-from core.schemas.documents import Heading
+from core.schemas.documents import CELL_SEPARATOR, Heading
 from core.text.chunking import pdf_heading_level
 from core.text.normalize import normalize_text
 
@@ -165,6 +165,24 @@ def _margin_lines(lines: list[PdfLine], height: float, low: float) -> list[PdfLi
     return top + [ln for ln in bottom if ln not in top]
 
 
+# A browser's print stamp in the margin of every page, even a document of one page: the date and
+# time ("11/26/26, 1:14 PM", "2026/11/26 13:14") beside the page title, the address beside the
+# page counter ("https://wiki.example/ir | 1/3"). An address alone is a footnote's, and stays.
+_STAMP_TIME = re.compile(
+    r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AP]M)?", re.IGNORECASE
+)
+_STAMP_ADDRESS = re.compile(r"(?:https?|file)://\S+", re.IGNORECASE)
+
+
+def _print_stamp(text: str) -> bool:
+    cells = [c.strip() for c in unicodedata.normalize("NFKC", text).split(CELL_SEPARATOR)]
+    if any(_STAMP_TIME.fullmatch(c) for c in cells):  # ("ﬁle://": NFKC undoes the ligature)
+        return True
+    return any(_STAMP_ADDRESS.fullmatch(c) for c in cells) and any(
+        _PAGE_NUMBER.fullmatch(c) for c in cells
+    )
+
+
 def _drop_running_lines(pages: list[list[PdfLine]], boxes: list[tuple[float, float]]) -> None:
     margins = [_margin_lines(lines, h, low) for lines, (low, h) in zip(pages, boxes, strict=True)]
     seen: Counter[str] = Counter()
@@ -174,7 +192,11 @@ def _drop_running_lines(pages: list[list[PdfLine]], boxes: list[tuple[float, flo
     for lines in margins:
         for line in lines:
             text = line.text.strip()
-            if _PAGE_NUMBER.fullmatch(text) or (len(pages) > 1 and seen[_fold(text)] >= needed):
+            if (
+                _PAGE_NUMBER.fullmatch(text)
+                or _print_stamp(text)
+                or (len(pages) > 1 and seen[_fold(text)] >= needed)
+            ):
                 line.flags.add("running")
 
 

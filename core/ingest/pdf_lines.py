@@ -17,6 +17,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.schemas.documents import CELL_SEPARATOR
+
 __all__ = ["FontWidths", "PdfLine", "estimate_width", "is_cjk", "page_lines"]
 
 _CELL_GAP_EM = 2.5
@@ -197,7 +199,7 @@ def _join_runs(runs: list[_Run]) -> str:
             gap = run.x0 - prev.x1
             em = max(run.size, prev.size, 1.0)
             if gap > _CELL_GAP_EM * em and out.strip():
-                out = out.rstrip() + " | "
+                out = out.rstrip() + CELL_SEPARATOR
                 text = text.lstrip()
             elif (
                 gap > _SPACE_GAP_EM * em

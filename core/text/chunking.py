@@ -83,8 +83,9 @@ __all__ = [
 # references as the words of their name, Hugo shortcodes as their text, the rest removed).
 # 19: a window that opens inside a fenced code block says so (``Chunk.opens_in_code``). 20: PDF:
 # the strings of one TJ array that pypdf reports at its start follow each other, and Kangxi
-# radicals join as ideographs (Chromium's Japanese PDFs read 「正確な行動 | を特定」「非 難」).
-CHUNKER_VERSION = 20
+# radicals join as ideographs (Chromium's Japanese PDFs read 「正確な行動 | を特定」「非 難」). 21:
+# PDF: a browser's print stamp (date and time, address) in a page margin is dropped on any page.
+CHUNKER_VERSION = 21
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -929,8 +929,9 @@ def test_strings_of_one_array_reported_at_its_start_follow_each_other():
 
 
 def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Path):
-    """A wiki page saved as PDF from the browser (Chromium, Noto CJK): sentences come back whole,
-    without cell separators or spaces inside words, and its headings are found by their size."""
+    """A wiki page saved as PDF from the browser (Chromium, Noto CJK, its header and footer on):
+    sentences come back whole, without cell separators or spaces inside words, its headings are
+    found by their size, and the print stamp of its one page is no text."""
     import shutil
     import subprocess
 
@@ -955,8 +956,8 @@ def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Pa
     )
     pdf = tmp_path / "page.pdf"
     subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
-         f"--print-to-pdf={pdf}", page.as_uri()],
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--print-to-pdf={pdf}",
+         page.as_uri()],
         check=True,
         capture_output=True,
         timeout=120,
@@ -970,8 +971,41 @@ def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Pa
         "十分なモニタリングが行われていると確信してから公表します。",
     ):
         assert sentence in text, doc.text
-    assert " | " not in doc.text
+    # the browser's stamp on a page of its own: the date and time by the title, the address by
+    # the page counter
+    assert " | " not in doc.text and "file://" not in doc.text and ":" not in doc.text, doc.text
     assert [h.title for h in doc.headings or ()][-2:] == [
         "攻撃のタイムラインの特定",
         "外部コミュニケーション",
     ]
+
+
+def test_a_footnote_address_stays_and_a_print_stamp_goes(tmp_path: Path):
+    """An address alone at the foot of a page is a footnote; a date and time, or an address
+    beside the page counter, is the browser's print stamp, dropped even on a one-page PDF."""
+
+    class Printed(FPDF):
+        def header(self) -> None:
+            self.set_font("Helvetica", size=8)
+            self.set_xy(10, 6)
+            self.cell(60, 4, "2026/11/26 13:14")
+            self.set_x(120)
+            self.cell(60, 4, "Phishing runbook", new_x="LMARGIN", new_y="NEXT")
+            self.set_y(30)
+
+        def footer(self) -> None:
+            self.set_font("Helvetica", size=8)
+            self.set_xy(10, -20)
+            self.cell(0, 4, "1 Reporting form: https://forms.example.org/phish", new_y="NEXT")
+            self.set_xy(10, -10)
+            self.cell(100, 4, "https://wiki.example.org/ir/phishing")
+            self.set_x(180)
+            self.cell(20, 4, "1/1")
+
+    pdf = Printed(format="A4")
+    pdf.add_page()
+    write(pdf, "Phishing", 16, "B")
+    write(pdf, LOREM)
+    text = load(tmp_path, pdf).text
+    assert "Reporting form: https://forms.example.org/phish" in text
+    assert "2026/11/26" not in text and "wiki.example.org" not in text, text
