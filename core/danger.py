@@ -618,7 +618,7 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
             source == "answer"
             and obj
             and not _JA_OBLIGATION.match(tail)
-            and _JA_TOOL_TOPIC.search(before[: before.rfind(obj)])
+            and _tool_is_topic(before[: before.rfind(obj)])
         ):
             continue  # what a flag or a command does (「-c フラグは…を上書きします」): a description
         if obj or (strong and source == "question"):
@@ -808,6 +808,17 @@ _JA_TOOL_TOPIC = re.compile(
     r"(フラグ|オプション|コマンド|スクリプト|ツール|機能|プログラム|ジョブ|ボタン|パラメーター?|"
     r"スイッチ|モード|cmdlet|コマンドレット)\s*(は|では|により|によって|を(指定|使用|使う|付け|実行)すると)"
 )
+# a clause of its own between the tool and the object: 「このコマンドは確認用なので、終わったら
+# ログを削除します」 instructs the reader (「場合でも、」 is no such clause)
+_JA_CLAUSE_BREAK = re.compile(r"(?:ので|から|て|で|し|けど|けれど|が)、|たら|れば")
+
+
+def _tool_is_topic(before_object: str) -> bool:
+    """A tool is the topic of the clause that holds the object (``_JA_TOOL_TOPIC``)."""
+    topics = list(_JA_TOOL_TOPIC.finditer(before_object))
+    return bool(topics) and not _JA_CLAUSE_BREAK.search(before_object[topics[-1].end() :])
+
+
 _JA_RESTRICTION = re.compile(r"(拒否|遮断|隔離|封じ込め|失効)(用|用の|の|のための|する|した)?$")
 
 

@@ -473,6 +473,8 @@ def test_destruction_beside_a_restriction_still_fires(answer, phrase):
         ("古いログは削除します。", "ログは削除します"),
         ("スクリプトでログを削除します。", "ログを削除します"),
         ("ツールをインストールしたら、ログを削除します。", "ログを削除します"),
+        # a clause of its own between the tool and the object: the reader is told to do it
+        ("このコマンドは確認用なので、終わったらログを削除します。", "ログを削除します"),
     ],
 )
 def test_what_a_tool_does_is_a_description_not_an_instruction(answer, phrase):
