@@ -678,10 +678,10 @@ def read_markdown(text: str, name: str) -> MarkdownText:
     link_lines = frozenset(
         line for line in (normalize_text(x).strip() for x in transformer.link_lines) if line
     )
-    title = meta.get("title")
+    given = meta.get("title")
     title = (
-        " ".join(_templates(str(title)).split())
-        if isinstance(title, str | int | float) and _templates(str(title)).strip()
+        " ".join(_templates(str(given)).split()) or None
+        if isinstance(given, str | int | float)
         else None
     )
     if title is None:

@@ -32,6 +32,7 @@ an identifier when the window has any other place to cut.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -309,6 +310,7 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
     """
     chunks: list[Chunk] = []
     blocks = fenced_blocks(doc.text) if "```" in doc.text or "~~~" in doc.text else []
+    block_starts = [a for a, _ in blocks]
     for section in split_sections(doc.text, doc.kind, doc.headings):
         for start, end in window_spans(
             doc.text, section.body_start, section.body_end, chunk_size, overlap
@@ -316,7 +318,8 @@ def chunk_document(doc: Document, chunk_size: int, overlap: int) -> list[Chunk]:
             index = len(chunks)
             body = doc.text[start:end]
             extra = {"navigation": "1"} if is_navigation(body, doc.link_lines) else {}
-            if any(a < start < b for a, b in blocks):
+            before = bisect_right(block_starts, start - 1) - 1  # the last block opened earlier
+            if before >= 0 and start < blocks[before][1]:
                 # a window that opens inside a code block (the overlap): its first fence
                 # closes the block, and what follows is no code
                 extra["opens_in_code"] = "1"
