@@ -132,17 +132,18 @@ def file_language(name: str, folder: Path | None = None) -> str:
 
 @cache
 def _text_language(path: Path) -> str:
-    """The language ("ja" or "en") by the script of a text file's beginning (read once per file: many
-    questions expect the same file)."""
-    if path.suffix.lower() not in (".md", ".markdown", ".html", ".htm", ".txt"):
-        return "en"
+    """The language ("ja" or "en") by the script of a runbook's text, as the product reads it
+    (a PDF, a Word file or an HTML page by its reader; read once per file: many questions
+    expect the same file). A file that cannot be read counts as English."""
+    from core.errors import SourceFileError
+    from core.ingest.loaders import load_file
     from core.text.script import dominant_script
 
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")[:20000]
-    except OSError:
+        doc, _ = load_file(path, path.parent, 50_000_000)
+    except (SourceFileError, OSError, ValueError):
         return "en"
-    return "ja" if dominant_script(text) == "ja" else "en"
+    return "ja" if dominant_script(doc.text[:20000]) == "ja" else "en"
 
 
 def restrict(q: Question, present: set[str], folder: Path | None = None) -> Question | None:

@@ -127,6 +127,28 @@ def test_in_another_folder_the_pair_follows_the_script_of_the_file(tmp_path) -> 
     assert restrict(asked, present).pair == "en→en"  # without the folder: English
 
 
+def test_the_pair_follows_the_text_a_reader_gives_not_the_file_s_bytes(tmp_path) -> None:
+    """A wiki page saved as HTML is Japanese although its markup, style and scripts are not; a
+    Word file's bytes are a zip: the script is read from the text the product indexes."""
+    from docx import Document as WordDocument
+
+    script = "function track(event) { window.dataLayer.push({event: event}); }\n" * 40
+    page = (
+        f"<html><head><title>障害対応</title><script>{script}</script></head><body>"
+        "<nav><a href='index.html'>Home</a></nav><h1>障害対応</h1>"
+        "<p>影響範囲を確認し、関係者に連絡する。</p></body></html>"
+    )
+    (tmp_path / "shogai.html").write_text(page, encoding="utf-8")
+    word = WordDocument()
+    word.add_heading("障害対応", level=1)
+    word.add_paragraph("影響範囲を確認し、関係者に連絡する。")
+    word.save(str(tmp_path / "shogai.docx"))
+    present = {"shogai.html", "shogai.docx"}
+    for name in present:
+        asked = q(language="en", pair="en→ja", files=(name,))
+        assert restrict(asked, present, tmp_path).pair == "en→ja", name
+
+
 def test_restrict_drops_answerable_questions_without_files_and_keeps_the_others() -> None:
     assert restrict(q(files=("pdf/n.pdf",)), {"docs-ja/a.md"}) is None
     unans = q(category="unanswerable", answerable=False, files=(), pair="ja→-")
