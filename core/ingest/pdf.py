@@ -541,10 +541,14 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
 
     def style(line: PdfLine) -> tuple[float, bool] | None:
         text = line.text.strip()
-        if len(text) > _MAX_HEADING_CHARS or line.code:
-            return None  # too long, or a line of code
+        if len(text) > _MAX_HEADING_CHARS or line.code or line.drawn_bullet or line.symbol_start:
+            return None  # too long, a line of code, or a list item (its bullet drawn or a glyph)
+        size = round(line.size * 2) / 2
+        larger = size >= body_size + max(0.5, 0.08 * body_size)
         if text.endswith(_NOT_HEADING_END) and not (
-            text.endswith((":", "：")) and line.bold and len(text.split()) >= 3
+            (text.endswith((":", "：")) and line.bold and len(text.split()) >= 3)
+            # an exclamation set larger than the body heads a section (「落ち着いて!」)
+            or (larger and text.endswith(("!", "！")))
         ):
             # a bold clause ending in a colon heads what follows it ("If the credential is a
             # console password:"); a run-in label of a word or two does not ("Owners:")
@@ -557,15 +561,15 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
             return None  # the wrapped end of a bold sentence ("and applications"); not 「cron設定」
         if not _looks_like_a_title(text):
             return None
-        size = round(line.size * 2) / 2
-        if size >= body_size + max(0.5, 0.08 * body_size):
+        if larger:
             return (size, line.bold)
         if line.bold and abs(size - body_size) < 0.75 and _key(text):
             return (size, True)
         return None
 
     styled = [(line, style(line)) for line in body]
-    candidates = [(line, s) for line, s in styled if s is not None]
+    wrapped = _wrapped_lines(pages, {id(line) for line, s in styled if s is not None})
+    candidates = [(line, s) for line, s in styled if s is not None and id(line) not in wrapped]
     if candidates:
         counts = Counter(s for _, s in candidates)
         first_page = [c for c in candidates if c[0].page == min(ln.page for ln in body)]
@@ -591,6 +595,23 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
     for line in body:  # one font: numbering is all there is
         if not line.title:
             line.heading = pdf_heading_level(line.text)
+
+
+def _wrapped_lines(pages: list[list[PdfLine]], styled: set[int]) -> set[int]:
+    """``id`` of the ``styled`` lines (bold or large) that go on a wrapped line of text: a bold
+    phrase inside a paragraph or a list item, wrapped onto lines of its own (「…注意: Slackが利用
+    できな」 / 「い場合や代替の通信手段が…」), is no heading, nor are the bold lines after it."""
+    kept = [[ln for ln in lines if not ln.flags & _DROPPED] for lines in pages]
+    pitch = _line_pitch(kept)
+    edges = _right_edges(kept, pitch)
+    wrapped: set[int] = set()
+    for lines in kept:
+        for a, b in itertools.pairwise(lines):
+            if id(b) not in styled or (id(a) in styled and id(a) not in wrapped):
+                continue
+            if _joins(a, b, pitch, edges.get(id(a), 0.0)):
+                wrapped.add(id(b))
+    return wrapped
 
 
 _MAX_TITLE_LINES = 3
@@ -683,6 +704,8 @@ def _clean(line: PdfLine) -> str:
     if bullet is not None or line.symbol_start:
         rest = text[bullet.end() :] if bullet else text.strip()[1:]
         text = "- " + _PRIVATE_USE.sub("", rest).strip()
+    elif line.drawn_bullet and not _ITEM_START.match(text):
+        text = "- " + _PRIVATE_USE.sub("", text).strip()
     else:
         text = _PRIVATE_USE.sub("", text)
     text = _MISSING_SPACE.sub(" ", text)
@@ -742,7 +765,7 @@ def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
         return False
     if abs(a.size - b.size) > 0.6 or not a.text.strip() or not b.text.strip():
         return False
-    if b.symbol_start or _BULLET_START.match(b.text):
+    if b.symbol_start or b.drawn_bullet or _BULLET_START.match(b.text):
         return False
     bare_number = _BARE_NUMBER.match(b.text) is not None
     if _ITEM_START.match(b.text) and not bare_number:
@@ -888,7 +911,10 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
             edge = edges.get(id(prev_line), 0.0)
             if _joins(prev_line, line, pitch, edge):
                 merged = _join_text(prev_text, text, hyphens)
-                carry = PdfLine(merged, line.page, line.y, line.x0, line.x1, line.size, False, 0.0)
+                # the block starts where its first line does (an item's nesting is read there)
+                carry = PdfLine(
+                    merged, line.page, line.y, prev_line.x0, line.x1, line.size, False, 0.0
+                )
                 edges[id(carry)] = edges.get(id(line), edge)
                 blocks[-1] = (carry, merged)
                 continue
@@ -897,7 +923,7 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
     parts: list[str] = []
     headings: list[Heading] = []
     offset = 0
-    for line, text in blocks:
+    for line, text in _nest_items(blocks):
         if line.heading and parts:
             parts.append("")  # a blank line before each heading
             offset += 1
@@ -906,6 +932,46 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
         parts.append(text)
         offset += len(text) + 1
     return "\n".join(parts), tuple(headings)
+
+
+# a list item whose nesting is read from where it starts: a bullet, a number or a letter
+# ("1.1 | …" is a table row, "3.2.7)" the end of a reference; 「1.手順」 is an item)
+_NESTED_ITEM = re.compile(
+    r"^(?:- |(?:\d{1,2}[.)]|\(\d{1,2}\))(?:\s|(?=[^\x00-\x7f]))|[①-⑳]\s?|[a-z][.)]\s)"
+)
+_NEST_TOLERANCE_EM = 0.8
+
+
+def _nest_items(blocks: list[tuple[PdfLine, str]]) -> list[tuple[PdfLine, str]]:
+    """List items indented under the item they are set further right of, as Markdown nests them
+    (two spaces under "- ", three under "1. "), so that a nested list stays nested.
+
+    The items of one list start within ``_NEST_TOLERANCE_EM`` of each other (numbers set right
+    aligned, 「9.」 and 「10.」, included); an item further right opens a deeper level, one further
+    left closes levels. A heading, a table row, a line of code, or a line of text not set
+    clearly inside the last item (as the text after a bullet glyph is) ends the list."""
+    out: list[tuple[PdfLine, str]] = []
+    stack: list[tuple[float, int]] = []  # (left edge, marker width) of the open levels
+    for line, text in blocks:
+        item = not (line.code or CELL_SEPARATOR in text)
+        match = _NESTED_ITEM.match(text) if item else None
+        tolerance = _NEST_TOLERANCE_EM * max(line.size, 1.0)
+        if line.heading or line.title or match is None:
+            # only a line set clearly inside the last item (a glyph's item text) goes on
+            if not stack or line.heading or line.title or line.x0 <= stack[-1][0] + tolerance:
+                stack.clear()
+            out.append((line, text))
+            continue
+        while stack and line.x0 < stack[-1][0] - tolerance:
+            stack.pop()
+        marker = len(match.group(0)) + (0 if match.group(0).endswith(" ") else 1)
+        if not stack or line.x0 > stack[-1][0] + tolerance:
+            stack.append((line.x0, marker))
+        else:
+            stack[-1] = (stack[-1][0], marker)
+        indent = sum(width for _, width in stack[:-1])
+        out.append((line, " " * indent + text))
+    return out
 
 
 def read_pdf(data: bytes, name: str, path: str, *, use_outline: bool = True) -> PdfText:
@@ -957,5 +1023,27 @@ def structure(
     title_line = functools.reduce(
         _script_join, (ln.text.strip() for lines in pages for ln in lines if ln.title), ""
     )
-    title = meta_title or normalize_text(title_line) or None
-    return PdfText(text=text, headings=headings, title=title)
+    return PdfText(
+        text=text, headings=headings, title=_title(meta_title, normalize_text(title_line))
+    )
+
+
+# what a site or an application puts beside a page's title in /Title: "Page - Site",
+# "Site | Page", 「ページ｜サイト」
+_TITLE_SEPARATOR = r"(?:\s[-–—·:]\s|\s?[|｜]\s?)"
+_FILE_NAME_TITLE = re.compile(
+    r"\.(?:docx?|xlsx?|pptx?|rtf|odt|txt|md|html?|pdf)\s*$", re.IGNORECASE
+)
+
+
+def _title(meta_title: str, title_line: str) -> str | None:
+    """The document's title: the PDF's /Title, unless it is the title set on the first page with
+    a site's or an application's name beside it ("Page - Site" from a browser's print) or a
+    file's name ("Microsoft Word - page.docx"): then the title the page shows."""
+    meta = normalize_text(meta_title).strip()
+    if meta and title_line and meta != title_line:
+        escaped = re.escape(title_line)
+        around = rf"^(?:{escaped}{_TITLE_SEPARATOR}.+|.+{_TITLE_SEPARATOR}{escaped})$"
+        if re.match(around, meta) or _FILE_NAME_TITLE.search(meta):
+            return title_line
+    return meta or title_line or None

@@ -7,6 +7,11 @@ than ``_CELL_GAP_EM`` between two runs of a line is a table cell boundary and be
 a smaller gap with no blank at the junction becomes a space. A line knows whether it is set in
 a code font for the most part (``code``), and Kangxi radicals that a CJK font's /ToUnicode
 table gives for some ideographs read as those ideographs.
+
+A list bullet that is drawn, not written (Chromium draws a ``disc`` or ``circle`` marker as a
+path; no character of the text says "item"), is found from the page's paths: a small round or
+square mark just before a line's first character, at its height, makes the line a list item
+(``drawn_bullet``), as a bullet glyph does.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ class PdfLine:
     bold: bool
     first_word_width: float  # width of the first word, to tell a wrapped line from a short one
     symbol_start: bool = False  # the first run is a single glyph of a symbol font
+    drawn_bullet: bool = False  # a small mark is drawn just before the line (``_Mark``)
     code: bool = False  # set in a monospaced font for the most part (a code block, a command)
     heading: int = 0  # level when the line is a heading
     title: bool = False
@@ -54,6 +60,24 @@ _RADICALS = {
     if len(unicodedata.normalize("NFKC", chr(code))) == 1
     and unicodedata.normalize("NFKC", chr(code)) != chr(code)
 }
+# a hyphenation point (U+2027) next to Japanese: the katakana middle dot 「・」 that Noto CJK's
+# /ToUnicode table in Chromium's PDFs gives as U+2027, which shares its glyph
+# (「フォロー‧ザ‧サン」, 「開発‧運用」: no keyword with 「・」 would match them)
+_HYPHENATION_POINT = "\u2027"
+
+
+def _middle_dots(text: str) -> str:
+    if _HYPHENATION_POINT not in text:
+        return text
+    chars = list(text)
+    for i, ch in enumerate(chars):
+        if ch == _HYPHENATION_POINT and (
+            (i > 0 and is_cjk(chars[i - 1])) or (i + 1 < len(chars) and is_cjk(chars[i + 1]))
+        ):
+            chars[i] = "\u30fb"
+    return "".join(chars)
+
+
 # the code fonts of word processors and browsers, by name: a fixed-pitch flag would also take
 # the Japanese body fonts set on a grid (MS Gothic, MS Mincho, IPAGothic)
 _CODE_FONT = re.compile(
@@ -145,9 +169,108 @@ class _Run:
     code: bool = False
 
 
-def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
-    """Runs in pypdf's reading order; ``None`` where pypdf breaks the line."""
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """The box of a small shape painted on the page (a candidate list bullet)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+# a drawn mark larger than this (points) is no bullet: a rule, a box, a picture
+_MAX_MARK = 12.0
+_PATH_POINTS = {b"m": 2, b"l": 2, b"c": 6, b"v": 4, b"y": 4}
+_PAINT = frozenset((b"f", b"F", b"f*", b"S", b"s", b"B", b"B*", b"b", b"b*"))
+
+
+class _Marks:
+    """Small painted shapes of a page, from the operators pypdf visits (``visitor_operand_before``):
+    the path being built is kept in page space and, when it is filled or stroked, its box is a
+    mark if it is small."""
+
+    def __init__(self) -> None:
+        self.found: list[_Mark] = []
+        self._xs: list[float] = []
+        self._ys: list[float] = []
+
+    def _point(self, cm: Any, x: float, y: float) -> None:
+        self._xs.append(cm[0] * x + cm[2] * y + cm[4])
+        self._ys.append(cm[1] * x + cm[3] * y + cm[5])
+
+    def visit(self, op: bytes, args: Any, cm: Any, tm: Any) -> None:
+        try:
+            if op in _PATH_POINTS and len(args) >= _PATH_POINTS[op]:
+                values = [float(a) for a in args[: _PATH_POINTS[op]]]
+                for i in range(0, len(values), 2):
+                    self._point(cm, values[i], values[i + 1])
+            elif op == b"re" and len(args) >= 4:
+                x, y, w, h = (float(a) for a in args[:4])
+                self._point(cm, x, y)
+                self._point(cm, x + w, y + h)
+            elif op in _PAINT or op == b"n":
+                if op != b"n" and self._xs:
+                    box = _Mark(min(self._xs), min(self._ys), max(self._xs), max(self._ys))
+                    if box.x1 - box.x0 <= _MAX_MARK and box.y1 - box.y0 <= _MAX_MARK:
+                        self.found.append(box)
+                self._xs.clear()
+                self._ys.clear()
+        except (TypeError, ValueError):  # an operand that is no number: not a shape we read
+            self._xs.clear()
+            self._ys.clear()
+
+
+def _bullet_before(marks: list[_Mark], x0: float, y: float, size: float) -> bool:
+    """Whether one of ``marks`` is a list bullet for a line starting at ``x0`` on baseline ``y``:
+    round or square, 0.15–0.8 em across, ending up to two em before the first character, its
+    middle between the baseline and the top of the line."""
+    for m in marks:
+        w, h = m.x1 - m.x0, m.y1 - m.y0
+        if not (0.15 * size <= max(w, h) <= 0.8 * size) or min(w, h) < 0.6 * max(w, h):
+            continue
+        middle = (m.y0 + m.y1) / 2
+        if (
+            x0 - 2.0 * size <= m.x1 <= x0 - 0.05 * size
+            and y - 0.1 * size <= middle <= y + 0.9 * size
+        ):
+            return True
+    return False
+
+
+def _font_face(font_dict: Any) -> tuple[str, bool]:
+    """The font's name, and whether its descriptor says it is bold (weight 600 or more, or the
+    ForceBold flag). A Type 3 font has no /BaseFont (Chromium embeds Noto CJK so): its name is
+    the descriptor's /FontName (「AAAAAA+NotoSansCJKjp-Bold」)."""
+    if not font_dict:
+        return "", False
+    try:
+        name = font_dict.get("/BaseFont")
+        descriptor = font_dict.get("/FontDescriptor")
+        descriptor = descriptor.get_object() if descriptor is not None else None
+        if descriptor is None and "/DescendantFonts" in font_dict:  # a composite font
+            descendants = font_dict["/DescendantFonts"]
+            descendant = descendants.get_object()[0].get_object()
+            descriptor = descendant.get("/FontDescriptor")
+            descriptor = descriptor.get_object() if descriptor is not None else None
+        heavy = False
+        if descriptor is not None:
+            name = name or descriptor.get("/FontName")
+            weight = descriptor.get("/FontWeight")
+            flags = descriptor.get("/Flags")
+            heavy = (weight is not None and float(weight) >= 600) or (
+                flags is not None and int(flags) & (1 << 18) != 0
+            )
+        return str(name or ""), heavy
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return str(font_dict.get("/BaseFont", "") or ""), False
+
+
+def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_Mark]]:
+    """Runs in pypdf's reading order (``None`` where pypdf breaks the line), and the small
+    shapes painted on the page."""
     runs: list[_Run | None] = []
+    marks = _Marks()
 
     def visit(text: str, cm: Any, tm: Any, font_dict: Any, font_size: float) -> None:
         # NULs and other control characters carry nothing (some fonts' two-byte codes come out
@@ -161,7 +284,7 @@ def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
         size = round(float(font_size) * scale_y, 1)
         x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-        name = str(font_dict.get("/BaseFont", "")) if font_dict else ""
+        name, heavy = _font_face(font_dict)
         parts = text.split("\n")
         for number, part in enumerate(parts):
             if number:
@@ -178,7 +301,7 @@ def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
                     x0 + width,
                     y,
                     size,
-                    bool(_BOLD_NAME.search(name)),
+                    heavy or bool(_BOLD_NAME.search(name)),
                     bool(_SYMBOL_FONT.search(name)),
                     font_dict,
                     float(font_size) * scale_x,
@@ -186,8 +309,8 @@ def _page_runs(page: Any, fonts: FontWidths) -> list[_Run | None]:
                 )
             )
 
-    page.extract_text(visitor_text=visit)
-    return runs
+    page.extract_text(visitor_text=visit, visitor_operand_before=marks.visit)
+    return runs, marks.found
 
 
 def _join_runs(runs: list[_Run]) -> str:
@@ -237,11 +360,12 @@ def _continue_from(run: _Run, last: _Run) -> None:
 def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
     lines: list[PdfLine] = []
     current: list[_Run] = []
+    runs, marks = _page_runs(page, fonts)
 
     def close() -> None:
         body = [r for r in current if r.text.strip()]
         if body:
-            text = _join_runs(current).translate(_RADICALS)
+            text = _middle_dots(_join_runs(current).translate(_RADICALS))
             sizes: Counter[float] = Counter()
             bold = code = 0
             for run in body:
@@ -259,15 +383,21 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
                 while n < len(word) and word[n] in _NO_LINE_START:
                     n += 1
                 word = word[:n]
+            elif word:
+                # a Latin word runs up to the first Japanese character (「rootパスワードを…」:
+                # the line before could have broken after "root")
+                word = word[: next((i for i, ch in enumerate(word) if is_cjk(ch)), len(word))]
             positioned = [r for r in body if r.x0 == r.x0]
+            x0 = min((r.x0 for r in positioned), default=0.0)
+            size = sizes.most_common(1)[0][0]
             lines.append(
                 PdfLine(
                     text=text,
                     page=number,
                     y=first.y,
-                    x0=min((r.x0 for r in positioned), default=0.0),
+                    x0=x0,
                     x1=max((r.x1 for r in positioned), default=0.0),
-                    size=sizes.most_common(1)[0][0],
+                    size=size,
                     bold=bold >= _BOLD_SHARE * total,
                     first_word_width=(
                         fonts.width(first.font, word, first.em)
@@ -276,11 +406,12 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
                     ),
                     symbol_start=first.symbol and len(first.text.strip()) == 1,
                     code=code > total / 2,
+                    drawn_bullet=bool(positioned) and _bullet_before(marks, x0, first.y, size),
                 )
             )
         current.clear()
 
-    for run in _page_runs(page, fonts):
+    for run in runs:
         if run is None:
             close()
             continue

@@ -86,7 +86,9 @@ __all__ = [
 # the strings of one TJ array that pypdf reports at its start follow each other, and Kangxi
 # radicals join as ideographs (Chromium's Japanese PDFs read 「正確な行動 | を特定」「非 難」). 21:
 # PDF: a browser's print stamp (date and time, address) in a page margin is dropped on any page.
-CHUNKER_VERSION = 21
+# 22: PDF: list bullets drawn as shapes (Chromium's disc and ring) make list items, nested items
+# are indented under theirs, a line opening on a Latin word before Japanese is no wrapped line.
+CHUNKER_VERSION = 22
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

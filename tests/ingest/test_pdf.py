@@ -579,6 +579,42 @@ def test_bullet_glyphs_become_list_items(tmp_path: Path, font: Path):
     assert "▪" not in doc.text and "•" not in doc.text
 
 
+def test_drawn_bullets_make_list_items_that_never_join(tmp_path: Path, font: Path):
+    """A browser draws a list's bullets as small shapes (a filled disc, a ring), with no
+    character for them: each line after one is an item, short as it is, and a wrapped item's
+    next line still joins it. A dotted underline is no bullet."""
+    pdf = font_pdf(font)
+    write(pdf, "Before you shut the host down, try these:", family="wb")
+    pdf.set_font("wb", size=11)
+    items = [
+        ("F", "Restore the default firewall rules"),
+        ("F", "Kill the attacker's sessions"),
+        ("D", "Lock out every other user"),
+        ("F", "sudo shutdown now"),
+    ]
+    for style, item in items:
+        y = pdf.get_y()
+        pdf.circle(pdf.l_margin + 2, y + 2.2, 0.7, style=style)  # a disc, or a ring ("D")
+        pdf.set_x(pdf.l_margin + 6)
+        pdf.cell(0, 6, item, new_x="LMARGIN", new_y="NEXT")
+    # a long item wrapped over two lines, after its disc
+    y = pdf.get_y()
+    pdf.circle(pdf.l_margin + 2, y + 2.2, 0.7, style="F")
+    pdf.set_x(pdf.l_margin + 6)
+    pdf.multi_cell(0, 6, LOREM, new_x="LMARGIN", new_y="NEXT")
+    # a dotted underline under a short line: dots too small to be bullets
+    pdf.cell(0, 6, "Last reviewed", new_x="LMARGIN", new_y="NEXT")
+    for i in range(20):
+        pdf.rect(pdf.l_margin + i * 1.0, pdf.get_y() - 1.2, 0.2, 0.2, style="F")
+    pdf.cell(0, 6, "by the security team", new_x="LMARGIN", new_y="NEXT")
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    for _, item in items:
+        assert f"- {item}" in lines, doc.text
+    assert f"- {LOREM}" in lines, doc.text
+    assert not any(line.startswith("- Last") or line.startswith("- by") for line in lines)
+
+
 def _justified(pdf: FPDF, lines: list[str], size: float = 11) -> None:
     """Lines broken where the test says, justified to the full width like a typeset page:
     each word is placed on its own, the blanks widened so that the line ends at the margin."""
@@ -740,6 +776,27 @@ def test_a_japanese_line_broken_early_still_joins(tmp_path: Path, font: Path):
     assert "Severity 1 の端末" in text
 
 
+def test_a_line_opening_on_a_latin_word_before_japanese_is_no_wrapped_line(
+    tmp_path: Path, font: Path
+):
+    # 20 characters fill a line. 「rootの経路…」 could have followed the short line before it
+    # from "root" on: the line before ended its paragraph (a list item without a full stop).
+    pdf = font_pdf(font)
+    _lines_at(
+        pdf,
+        [
+            "初動対応では端末をネットワークから切り離",
+            "す前に揮発性の情報を保全する。",
+            "",
+            "初動対応では端末を切り離す",
+            "rootの経路をすべて残す。",
+        ],
+        "wb",
+    )
+    text = load(tmp_path, pdf).text
+    assert "初動対応では端末を切り離す\nrootの経路をすべて残す。" in text
+
+
 def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path: Path, font: Path):
     pdf = font_pdf(font)
     write(pdf, "対応\u2f3f順書", 18, family="wb")
@@ -891,7 +948,7 @@ class _VisitedPage:
     def __init__(self, runs: list[tuple[str, float, float]]) -> None:
         self.runs = runs
 
-    def extract_text(self, visitor_text) -> str:
+    def extract_text(self, visitor_text, visitor_operand_before=None) -> str:
         # a composite font without a /ToUnicode map: widths are estimated, 1 em per ideograph
         font = {"/Subtype": "/Type0", "/BaseFont": "/NotoSansCJKjp-Regular"}
         for text, x, y in self.runs:
@@ -928,10 +985,8 @@ def test_strings_of_one_array_reported_at_its_start_follow_each_other():
     assert is_cjk("\u2fae")
 
 
-def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Path):
-    """A wiki page saved as PDF from the browser (Chromium, Noto CJK, its header and footer on):
-    sentences come back whole, without cell separators or spaces inside words, its headings are
-    found by their size, and the print stamp of its one page is no text."""
+def _chromium_pdf(tmp_path: Path, body: str, title: str = "IR") -> Path:
+    """``body`` as a page printed to PDF by Chromium (header and footer on)."""
     import shutil
     import subprocess
 
@@ -939,19 +994,9 @@ def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Pa
 
     if shutil.which(CHROMIUM) is None:
         pytest.skip("Chromium is installed by make test (browser-deps)")
-    body = (
-        "<h1>セキュリティインシデント対応</h1>"
-        "<h2>攻撃のタイムラインの特定</h2>"
-        "<p>利用可能なすべてのツールを使用して、攻撃のタイムラインと攻撃者が行った正確な行動を"
-        "特定してください。攻撃開始前に攻撃者が行った偵察の痕跡も、ログファイルや時系列グラフの"
-        "フォレンジック分析を使用して特定を試みてください。</p>"
-        "<h2>外部コミュニケーション</h2>"
-        "<p>侵害の原因となった可能性のある外部関係者を名指しで非難しないでください。"
-        "システムが安全な状態にあり、十分なモニタリングが行われていると確信してから公表します。</p>"
-    )
     page = tmp_path / "page.html"
     page.write_text(
-        f"<html><head><meta charset='utf-8'><title>IR</title></head><body>{body}</body></html>",
+        f"<html><head><meta charset='utf-8'><title>{title}</title></head><body>{body}</body></html>",
         encoding="utf-8",
     )
     pdf = tmp_path / "page.pdf"
@@ -962,6 +1007,24 @@ def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Pa
         capture_output=True,
         timeout=120,
     )  # fmt: skip
+    return pdf
+
+
+def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Path):
+    """A wiki page saved as PDF from the browser (Chromium, Noto CJK, its header and footer on):
+    sentences come back whole, without cell separators or spaces inside words, its headings are
+    found by their size, and the print stamp of its one page is no text."""
+    body = (
+        "<h1>セキュリティインシデント対応</h1>"
+        "<h2>攻撃のタイムラインの特定</h2>"
+        "<p>利用可能なすべてのツールを使用して、攻撃のタイムラインと攻撃者が行った正確な行動を"
+        "特定してください。攻撃開始前に攻撃者が行った偵察の痕跡も、ログファイルや時系列グラフの"
+        "フォレンジック分析を使用して特定を試みてください。</p>"
+        "<h2>外部コミュニケーション</h2>"
+        "<p>侵害の原因となった可能性のある外部関係者を名指しで非難しないでください。"
+        "システムが安全な状態にあり、十分なモニタリングが行われていると確信してから公表します。</p>"
+    )
+    pdf = _chromium_pdf(tmp_path, body)
     doc, _ = load_file(pdf, tmp_path, 10_000_000)
     text = doc.text.replace("\n", "")
     for sentence in (
@@ -978,6 +1041,96 @@ def test_a_japanese_page_printed_by_chromium_reads_as_its_sentences(tmp_path: Pa
         "攻撃のタイムラインの特定",
         "外部コミュニケーション",
     ]
+
+
+def test_a_list_printed_by_chromium_keeps_its_items_and_their_nesting(tmp_path: Path):
+    """Chromium draws a list's bullets (disc, and a ring for a nested list): no character says
+    where an item starts, and short Japanese items ending without a full stop were read as one
+    line (「…kill -9 するrootパスワードを変更し…」). A nested list is set further right."""
+    items = [
+        "攻撃者と思われるアクティブなセッションを kill -9 する",
+        "rootパスワードを変更し、他のすべてのユーザーをロックアウトする",
+        "sudo shutdown now",
+    ]
+    nested = "".join(f"<li>{item}</li>" for item in items)
+    body = (
+        "<h2>攻撃の緩和</h2><p>試すべき一般的な方法は以下のとおりです：</p>"
+        "<ul><li>プロバイダーコンソールからインスタンスをシャットダウンします</li>"
+        f"<li>ボックスにログインしている場合は、以下を試してください：<ul>{nested}</ul></li></ul>"
+    )
+    doc, _ = load_file(_chromium_pdf(tmp_path, body), tmp_path, 10_000_000)
+    # (a space between "root" and 「パスワード」 or not is the fonts' business); the nested
+    # items are indented under theirs, as Markdown nests them
+    lines = [
+        line[: len(line) - len(line.lstrip())] + "".join(line.split())
+        for line in doc.text.splitlines()
+    ]
+    assert "-プロバイダーコンソールからインスタンスをシャットダウンします" in lines, doc.text
+    for item in items:
+        assert "  -" + "".join(item.split()) in lines, doc.text
+
+
+def test_a_wiki_page_printed_by_chromium_keeps_its_title_headings_and_middle_dots(tmp_path: Path):
+    """Chromium embeds Noto CJK as Type 3 fonts, named only in their descriptors: an h4 (bold, in
+    the body's size) is a heading by that weight. A bold phrase wrapped over whole lines of a
+    list item is none, nor is a bold list item. The title is the page's, not "page - site"; 「・」 reads as itself."""
+    strong = (
+        "注意: 通常の連絡手段が使えない場合は、"
+        + "代替の連絡手段として登録済みの携帯電話番号に連絡してください。" * 4
+    )
+    body = (
+        "<h1>セキュリティオペレーションのオンコールガイド</h1>"
+        "<h2>SIRTのオンコール</h2><h3>週末</h3>"
+        "<h4>週末オンコールの責任</h4>"
+        "<p>週末の担当者はフォロー・ザ・サンのモデルでアラートを承認し、トリアージします。</p>"
+        "<h4>週末オンコールの代休</h4>"
+        "<p>週末に担当した日数分の代休を取得できます。</p>"
+        "<h2>落ち着いて!</h2><ul><li><strong>会議にコマンダーがいませんか?</strong></li>"
+        "<li>Slackで呼び出します。</li></ul>"
+        "<h2>SIRTのページング</h2><h3>マネージャー</h3>"
+        f"<ul><li>エンジニアに連絡してページを承認するよう試みる。<strong>{strong}</strong></li>"
+        "<li>応答しない場合は、他のエンジニアに引き継ぐ。</li></ul>"
+    )
+    # the wiki's style sheet sets a Japanese font that has a bold face (fonts-noto-cjk)
+    style = "<style>body{font-family:'Noto Sans CJK JP',sans-serif}</style>"
+    title = "セキュリティオペレーションのオンコールガイド - 社内Wiki"
+    pdf = _chromium_pdf(tmp_path, style + body, title=title)
+    doc, _ = load_file(pdf, tmp_path, 10_000_000)
+    assert doc.title == "セキュリティオペレーションのオンコールガイド"
+    assert ["".join(h.title.split()) for h in doc.headings or ()] == [
+        "SIRTのオンコール",
+        "週末",
+        "週末オンコールの責任",
+        "週末オンコールの代休",
+        "落ち着いて!",  # an exclamation set large is a heading; a bold list item is none
+        "SIRTのページング",
+        "マネージャー",
+    ], doc.text
+    assert [h.level for h in doc.headings or ()] == [1, 2, 3, 3, 1, 1, 2]
+    assert "- 会議にコマンダーがいませんか?" in doc.text.splitlines()
+    assert "フォロー・ザ・サン" in doc.text
+    assert "代替の連絡手段" in doc.text and "\u2027" not in doc.text
+
+
+@pytest.mark.parametrize(
+    ("meta", "shown", "title"),
+    [
+        ("Backup procedure - Team wiki", "Backup procedure", "Backup procedure"),
+        ("社内Wiki｜バックアップ手順", "バックアップ手順", "バックアップ手順"),
+        ("Microsoft Word - 手順書.docx", "インシデント対応手順書", "インシデント対応手順書"),
+        # a title wrapped over two lines of which the page shows the first: /Title is whole
+        ("Remediating a leaked secret in your repository", "Remediating a leaked secret in your",
+         "Remediating a leaked secret in your repository"),
+        ("Incident Handling Guide", "", "Incident Handling Guide"),
+        ("", "Incident Handling Guide", "Incident Handling Guide"),
+    ],
+)  # fmt: skip
+def test_the_title_is_the_page_s_when_the_pdf_title_adds_a_site_or_a_file_name(
+    meta: str, shown: str, title: str
+):
+    from core.ingest.pdf import _title
+
+    assert _title(meta, shown) == title
 
 
 def test_a_footnote_address_stays_and_a_print_stamp_goes(tmp_path: Path):
