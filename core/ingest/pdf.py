@@ -915,6 +915,12 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
                 carry = PdfLine(
                     merged, line.page, line.y, prev_line.x0, line.x1, line.size, False, 0.0
                 )
+                # and is an item if its first line is one (a bullet before a line of code)
+                carry.drawn_bullet, carry.symbol_start = (
+                    prev_line.drawn_bullet,
+                    prev_line.symbol_start,
+                )
+                carry.code = prev_line.code
                 edges[id(carry)] = edges.get(id(line), edge)
                 blocks[-1] = (carry, merged)
                 continue
@@ -953,7 +959,10 @@ def _nest_items(blocks: list[tuple[PdfLine, str]]) -> list[tuple[PdfLine, str]]:
     out: list[tuple[PdfLine, str]] = []
     stack: list[tuple[float, int]] = []  # (left edge, marker width) of the open levels
     for line, text in blocks:
-        item = not (line.code or CELL_SEPARATOR in text)
+        # a line after a bullet is an item, a line of code too ("- sudo shutdown now"); a line of
+        # a code block or a table row that opens on a number or a dash is none
+        marked = line.drawn_bullet or line.symbol_start
+        item = marked or not (line.code or CELL_SEPARATOR in text)
         match = _NESTED_ITEM.match(text) if item else None
         tolerance = _NEST_TOLERANCE_EM * max(line.size, 1.0)
         if line.heading or line.title or match is None:

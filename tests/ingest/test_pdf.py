@@ -1052,7 +1052,10 @@ def test_a_list_printed_by_chromium_keeps_its_items_and_their_nesting(tmp_path: 
         "rootパスワードを変更し、他のすべてのユーザーをロックアウトする",
         "sudo shutdown now",
     ]
-    nested = "".join(f"<li>{item}</li>" for item in items)
+    # the last item is a command, set in a code font
+    nested = (
+        "".join(f"<li>{item}</li>" for item in items[:-1]) + f"<li><code>{items[-1]}</code></li>"
+    )
     body = (
         "<h2>攻撃の緩和</h2><p>試すべき一般的な方法は以下のとおりです：</p>"
         "<ul><li>プロバイダーコンソールからインスタンスをシャットダウンします</li>"
