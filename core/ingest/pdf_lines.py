@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -221,21 +222,26 @@ class _Marks:
             self._ys.clear()
 
 
-def _bullet_before(marks: list[_Mark], x0: float, y: float, size: float) -> bool:
-    """Whether one of ``marks`` is a list bullet for a line starting at ``x0`` on baseline ``y``:
-    round or square, 0.15–0.8 em across, ending up to two em before the first character, its
-    middle between the baseline and the top of the line."""
-    for m in marks:
-        w, h = m.x1 - m.x0, m.y1 - m.y0
-        if not (0.15 * size <= max(w, h) <= 0.8 * size) or min(w, h) < 0.6 * max(w, h):
-            continue
-        middle = (m.y0 + m.y1) / 2
-        if (
-            x0 - 2.0 * size <= m.x1 <= x0 - 0.05 * size
-            and y - 0.1 * size <= middle <= y + 0.9 * size
-        ):
-            return True
-    return False
+class _MarkIndex:
+    """A page's marks by the height of their middle, to look up those beside one line."""
+
+    def __init__(self, marks: list[_Mark]) -> None:
+        self.marks = sorted(marks, key=lambda m: m.y0 + m.y1)
+        self.middles = [(m.y0 + m.y1) / 2 for m in self.marks]
+
+    def bullet_before(self, x0: float, y: float, size: float) -> bool:
+        """Whether a mark is a list bullet for a line starting at ``x0`` on baseline ``y``: round
+        or square, 0.15–0.8 em across, ending up to two em before the first character, its
+        middle between the baseline and the top of the line."""
+        low = bisect_left(self.middles, y - 0.1 * size)
+        high = bisect_right(self.middles, y + 0.9 * size)
+        for m in self.marks[low:high]:
+            w, h = m.x1 - m.x0, m.y1 - m.y0
+            if not (0.15 * size <= max(w, h) <= 0.8 * size) or min(w, h) < 0.6 * max(w, h):
+                continue
+            if x0 - 2.0 * size <= m.x1 <= x0 - 0.05 * size:
+                return True
+        return False
 
 
 def _font_face(font_dict: Any) -> tuple[str, bool]:
@@ -360,7 +366,8 @@ def _continue_from(run: _Run, last: _Run) -> None:
 def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
     lines: list[PdfLine] = []
     current: list[_Run] = []
-    runs, marks = _page_runs(page, fonts)
+    runs, found = _page_runs(page, fonts)
+    marks = _MarkIndex(found)
 
     def close() -> None:
         body = [r for r in current if r.text.strip()]
@@ -406,7 +413,7 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
                     ),
                     symbol_start=first.symbol and len(first.text.strip()) == 1,
                     code=code > total / 2,
-                    drawn_bullet=bool(positioned) and _bullet_before(marks, x0, first.y, size),
+                    drawn_bullet=bool(positioned) and marks.bullet_before(x0, first.y, size),
                 )
             )
         current.clear()
