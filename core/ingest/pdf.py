@@ -449,14 +449,21 @@ _HEADING_NUMBER = re.compile(
 _PLAIN_NUMBER = re.compile(r"(\d{1,2})\.?\s+\S")
 
 
-def _style_levels(candidates: list[tuple[PdfLine, tuple[float, bool]]]) -> list[int]:
+def _style_levels(
+    candidates: list[tuple[PdfLine, tuple[float, bool]]], sections: frozenset[int] = frozenset()
+) -> list[int]:
     """Levels of font-found headings: a numbered heading's depth (``2.3.1`` is 3, 章 1 節 2
     項 3); otherwise the rank of its style (size, then bold first) among the styles used by at
-    least two headings; a style used once (cover-page lettering) takes the rank of the next
-    recurring style not larger than it (one past the last when it is smaller than all)."""
+    least two headings, or by a heading in ``sections`` (by ``id``: one that heads a section, see
+    ``_sections_after_text``); another style used once (cover-page lettering) takes the rank of
+    the next recurring style not larger than it (one past the last when it is smaller than all)."""
     counts = Counter(s for _, s in candidates)
+    own = {s for line, s in candidates if id(line) in sections}
     order = sorted(counts, key=lambda s: (-s[0], not s[1]))
-    recurring = [s for s in order if counts[s] >= 2] or order
+    if any(counts[s] >= 2 for s in order):
+        recurring = [s for s in order if counts[s] >= 2 or s in own]
+    else:  # no style repeats: each ranks by itself
+        recurring = order
 
     def rank(style: tuple[float, bool]) -> int:
         for number, other in enumerate(recurring):
@@ -587,7 +594,9 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
                 for line in title_lines:
                     line.title = True
                 candidates = [c for c in candidates if not c[0].title]
-        for line, level in zip((c[0] for c in candidates), _style_levels(candidates), strict=True):
+        sections = _sections_after_text(pages, {id(c[0]) for c in candidates})
+        levels = _style_levels(candidates, sections)
+        for line, level in zip((c[0] for c in candidates), levels, strict=True):
             line.heading = level
         if candidates:
             _merge_wrapped_headings(pages)
@@ -615,6 +624,29 @@ def _wrapped_lines(pages: list[list[PdfLine]], styled: set[int]) -> set[int]:
 
 
 _MAX_TITLE_LINES = 3
+_SENTENCE_CHARS = 30  # running text, not lettering: lines this long in all, ending a sentence
+
+
+def _sections_after_text(pages: list[list[PdfLine]], candidates: set[int]) -> frozenset[int]:
+    """``id`` of the heading candidates that come after running text: on a page after the
+    first, or below a paragraph that ends a sentence on the first (「…について説明します。」). Such a heading heads a
+    section even when its style is used once (a short page's one h2); lettering on a cover
+    comes before any sentence."""
+    out: set[int] = set()
+    for number, lines in enumerate(pages):
+        seen_text = number > 0
+        paragraph = 0  # characters of the lines of text since the last heading candidate
+        for line in lines:
+            if id(line) in candidates:
+                if seen_text:
+                    out.add(id(line))
+                paragraph = 0
+            elif not line.flags & _DROPPED and not line.title:
+                text = line.text.strip()
+                paragraph += len(text)
+                if paragraph >= _SENTENCE_CHARS and text.endswith(_SENTENCE_ENDS):
+                    seen_text = True
+    return frozenset(out)
 
 
 def _consecutive(lines: list[PdfLine], chosen: list[PdfLine]) -> bool:

@@ -264,6 +264,25 @@ def test_two_heading_sizes_without_outline(tmp_path: Path):
     assert section_of(doc, "Restore from backups") == ("Recovery",)
 
 
+def test_a_short_page_s_one_section_heading_is_above_its_subsections(tmp_path: Path):
+    """A wiki page printed to PDF: a title, an introduction, one h2 (its style used once) and
+    the h3s under it. The h2 heads a section (it comes after running text), it is no cover
+    lettering to be ranked with the h3s."""
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "On-call Guide", 20, "B")
+    write(pdf, "This page explains how the security team runs its on-call rotation. " + LOREM)
+    write(pdf, "Weekend on-call", 16, "B")
+    write(pdf, "Responsibilities", 13, "B")
+    write(pdf, "Acknowledge every page within fifteen minutes. " + LOREM)
+    write(pdf, "Time off", 13, "B")
+    write(pdf, "Take two working days off after a weekend shift. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert doc.title == "On-call Guide"
+    assert tree(doc) == [(1, "Weekend on-call"), (2, "Responsibilities"), (2, "Time off")]
+    assert section_of(doc, "Take two working days") == ("Weekend on-call", "Time off")
+
+
 def test_a_title_over_two_lines_is_one_title_not_two_headings(tmp_path: Path):
     """A cover with a title and its subtitle in the largest font: the document's title; the
     sections under it are top-level headings, not children of the subtitle."""
