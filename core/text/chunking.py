@@ -88,7 +88,8 @@ __all__ = [
 # PDF: a browser's print stamp (date and time, address) in a page margin is dropped on any page.
 # 22: PDF: list bullets drawn as shapes (Chromium's disc and ring) make list items, nested items
 # are indented under theirs, a line opening on a Latin word before Japanese is no wrapped line.
-CHUNKER_VERSION = 22
+# 23: PDF: a heading style used once after running text ranks on its own (a short page's h2).
+CHUNKER_VERSION = 23
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the
