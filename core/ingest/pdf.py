@@ -484,9 +484,12 @@ def _style_levels(
                 listed = (listed[0], number)
                 levels.append(listed[0])
                 continue
-            if number not in (chapter, chapter + 1):
+            if number not in (chapter, chapter + 1) or (
+                number == 1 and not chapter and rank(style) > levels[-1]
+            ):
                 # "1. What is an incident?" under an appendix: numbered items of the section
-                # above, not chapter 1 again
+                # above, not chapter 1 again; 「1. 新システム準備」 in a smaller style than the
+                # unnumbered heading above it: its first numbered sub-section, no chapter
                 listed = (min(levels[-1] + 1, 6), number)
                 levels.append(listed[0])
                 continue

@@ -89,7 +89,9 @@ __all__ = [
 # 22: PDF: list bullets drawn as shapes (Chromium's disc and ring) make list items, nested items
 # are indented under theirs, a line opening on a Latin word before Japanese is no wrapped line.
 # 23: PDF: a heading style used once after running text ranks on its own (a short page's h2).
-CHUNKER_VERSION = 23
+# 24: PDF: numbered headings set smaller than the unnumbered heading above them are its
+# sub-sections, not chapters (「1. 新システム準備」 under 「完全システム復旧手順」).
+CHUNKER_VERSION = 24
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

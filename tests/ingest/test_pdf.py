@@ -283,6 +283,34 @@ def test_a_short_page_s_one_section_heading_is_above_its_subsections(tmp_path: P
     assert section_of(doc, "Take two working days") == ("Weekend on-call", "Time off")
 
 
+def test_numbered_headings_in_a_smaller_style_are_subsections_not_chapters(tmp_path: Path):
+    """「1. 新システム準備」 set smaller than the unnumbered heading above it numbers the steps
+    of that section: it is no chapter 1, and the next unnumbered heading is no sub-section of
+    step 4."""
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Backup Procedures", 20, "B")
+    write(pdf, "Backup policy", 16, "B")
+    write(pdf, "Daily backups are kept for seven days. " + LOREM)
+    write(pdf, "Disaster recovery", 16, "B")
+    write(pdf, "Follow these steps in order. " + LOREM)
+    for step in ("1. Prepare a new host", "2. Restore the project", "3. Restore the data"):
+        write(pdf, step, 13, "B")
+        write(pdf, "Check the result before you go on. " + LOREM)
+    write(pdf, "Emergency contacts", 16, "B")
+    write(pdf, "Call the on-call administrator first. " + LOREM)
+    doc = load(tmp_path, pdf)
+    assert tree(doc) == [
+        (1, "Backup policy"),
+        (1, "Disaster recovery"),
+        (2, "1. Prepare a new host"),
+        (2, "2. Restore the project"),
+        (2, "3. Restore the data"),
+        (1, "Emergency contacts"),
+    ]
+    assert section_of(doc, "Call the on-call administrator") == ("Emergency contacts",)
+
+
 def test_a_title_over_two_lines_is_one_title_not_two_headings(tmp_path: Path):
     """A cover with a title and its subtitle in the largest font: the document's title; the
     sections under it are top-level headings, not children of the subtitle."""
