@@ -277,6 +277,9 @@ def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_M
     shapes painted on the page."""
     runs: list[_Run | None] = []
     marks = _Marks()
+    # the name and weight of each font dictionary, read once a page (the dictionary is kept, so
+    # that its id is not reused by another)
+    faces: dict[int, tuple[Any, str, bool]] = {}
 
     def visit(text: str, cm: Any, tm: Any, font_dict: Any, font_size: float) -> None:
         # NULs and other control characters carry nothing (some fonts' two-byte codes come out
@@ -290,7 +293,10 @@ def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_M
         size = round(float(font_size) * scale_y, 1)
         x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-        name, heavy = _font_face(font_dict)
+        face = faces.get(id(font_dict))
+        if face is None or face[0] is not font_dict:
+            face = faces[id(font_dict)] = (font_dict, *_font_face(font_dict))
+        _, name, heavy = face
         parts = text.split("\n")
         for number, part in enumerate(parts):
             if number:
