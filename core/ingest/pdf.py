@@ -632,9 +632,9 @@ _SENTENCE_CHARS = 30  # running text, not lettering: lines this long in all, end
 
 def _sections_after_text(pages: list[list[PdfLine]], candidates: set[int]) -> frozenset[int]:
     """``id`` of the heading candidates that come after running text: on a page after the
-    first, or below a paragraph that ends a sentence on the first (「…について説明します。」). Such a heading heads a
-    section even when its style is used once (a short page's one h2); lettering on a cover
-    comes before any sentence."""
+    first, or below a paragraph that ends a sentence on the first (「…について説明します。」).
+    Such a heading heads a section even when its style is used once (a short page's one h2);
+    lettering on a cover comes before any sentence."""
     out: set[int] = set()
     for number, lines in enumerate(pages):
         seen_text = number > 0
