@@ -75,7 +75,7 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.errors import SourceFileError
@@ -946,16 +946,19 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
             edge = edges.get(id(prev_line), 0.0)
             if _joins(prev_line, line, pitch, edge):
                 merged = _join_text(prev_text, text, hyphens)
-                # the block starts where its first line does (an item's nesting is read there)
-                carry = PdfLine(
-                    merged, line.page, line.y, prev_line.x0, line.x1, line.size, False, 0.0
+                # the block is its first line (where it starts, whether it is an item, in code)
+                # carrying the text so far, ending where the last line does
+                carry = replace(
+                    prev_line,
+                    text=merged,
+                    page=line.page,
+                    y=line.y,
+                    x1=line.x1,
+                    size=line.size,
+                    bold=False,
+                    first_word_width=0.0,
+                    flags=set(),
                 )
-                # and is an item if its first line is one (a bullet before a line of code)
-                carry.drawn_bullet, carry.symbol_start = (
-                    prev_line.drawn_bullet,
-                    prev_line.symbol_start,
-                )
-                carry.code = prev_line.code
                 edges[id(carry)] = edges.get(id(line), edge)
                 blocks[-1] = (carry, merged)
                 continue

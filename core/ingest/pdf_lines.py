@@ -89,7 +89,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class FontWidths:
-    """Text widths from the font's own metrics (pypdf), cached per font dictionary.
+    """Text widths from the font's own metrics (pypdf), and the font's name and weight, cached
+    per font dictionary.
 
     pypdf keys a font's widths by character *code*. The text it extracts is Unicode, which is the
     code only in a font with a standard encoding: a subset font (what Word, LibreOffice and
@@ -104,7 +105,16 @@ class FontWidths:
     def __init__(self) -> None:
         # per font dictionary: its widths by Unicode character and its default width, or None
         self._cache: dict[int, tuple[dict[str, float], float] | None] = {}
-        self._keep: list[Any] = []
+        self._faces: dict[int, tuple[str, bool]] = {}  # per font dictionary: ``_font_face``
+        self._keep: list[Any] = []  # the dictionaries, so that their ids are not reused
+
+    def face(self, font_dict: Any) -> tuple[str, bool]:
+        """The font's name and whether it is bold (``_font_face``), read once per font."""
+        key = id(font_dict)
+        if key not in self._faces:
+            self._faces[key] = _font_face(font_dict)
+            self._keep.append(font_dict)
+        return self._faces[key]
 
     def width(self, font_dict: Any, text: str, size: float) -> float:
         key = id(font_dict)
@@ -277,9 +287,6 @@ def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_M
     shapes painted on the page."""
     runs: list[_Run | None] = []
     marks = _Marks()
-    # the name and weight of each font dictionary, read once a page (the dictionary is kept, so
-    # that its id is not reused by another)
-    faces: dict[int, tuple[Any, str, bool]] = {}
 
     def visit(text: str, cm: Any, tm: Any, font_dict: Any, font_size: float) -> None:
         # NULs and other control characters carry nothing (some fonts' two-byte codes come out
@@ -293,10 +300,7 @@ def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_M
         size = round(float(font_size) * scale_y, 1)
         x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-        face = faces.get(id(font_dict))
-        if face is None or face[0] is not font_dict:
-            face = faces[id(font_dict)] = (font_dict, *_font_face(font_dict))
-        _, name, heavy = face
+        name, heavy = fonts.face(font_dict)
         parts = text.split("\n")
         for number, part in enumerate(parts):
             if number:
