@@ -5,8 +5,10 @@
 1. **Lines with their look**: ``core.ingest.pdf_lines``.
 2. **Running headers and footers.** A line among the two top-most or two bottom-most lines of a
    page, in the outer 15 % of the page height, is removed when its text with every digit and
-   roman numeral folded occurs in that zone on at least 40 % of the pages (and two pages), or
-   when it is a page number on its own (``4``, ``iv``, ``- 4 -``, ``Page 3 of 10``, ``3 / 10``).
+   roman numeral folded occurs in the same zone, as far from the page's edge (within its size),
+   on at least 40 % of the pages (and two pages), or when it is a page number on its own (``4``,
+   ``iv``, ``- 4 -``, ``Page 3 of 10``, ``3 / 10``). A list step that ends one page and starts
+   the next, the same text but its number, is text.
 3. **Tables of contents.** A line ending in a page number after a dotted leader
    (``Title ........ 12``) is a contents entry; after a heading line named 目次 / Contents /
    Table of Contents / List of Tables / List of Figures, the lines of that page ending in a page
@@ -39,10 +41,12 @@
    ``core.text.chunking.pdf_heading_level``.
 5. **Paragraphs.** A line is joined to the one before when neither is a heading, the new one does
    not start a list item or a step, they have the same size, the vertical gap is not wider than
-   1.3 times the document's usual line pitch (or the line starts the next page), and the first
+   1.3 times the line pitch of that size (or the line starts the next page: see ``_Pitch``), an
+   indented line of code does not start it, and the first
    line was wrapped: the next line's first word would not have fit before the right edge (of the
    page, or of a narrower column: see ``_right_edges``). A Japanese line's first "word" is
-   its first character with those that may not open a line (「は、」: 行頭禁則), and a line
+   its first character with those that may not open a line (「は、」: 行頭禁則) and the Latin
+   runs glued to them (「は、https://…」: no break between the scripts), and a line
    ending in a Japanese character inside a sentence may end up to two characters early
    (kinsoku and the justification of mixed Latin runs). A line opening on a bare number
    (``3 以下`` after "Severity") is an item only after a sentence end or an unwrapped line. The
@@ -85,7 +89,7 @@ from core.ingest.contents import (
     is_contents_title,
     is_leader_entry,
 )
-from core.ingest.pdf_lines import FontWidths, PdfLine, is_cjk, page_lines
+from core.ingest.pdf_lines import FontWidths, PdfLine, is_cjk, page_lines, script_join
 from core.schemas.documents import CELL_SEPARATOR, Heading
 from core.text.chunking import pdf_heading_level
 from core.text.normalize import normalize_text
@@ -156,13 +160,23 @@ def _fold(text: str) -> str:
     return "".join(text.split())
 
 
-def _margin_lines(lines: list[PdfLine], height: float, low: float) -> list[PdfLine]:
-    """The two top-most and two bottom-most lines of a page that lie in its outer zones."""
+def _margin_lines(
+    lines: list[PdfLine], height: float, low: float
+) -> list[tuple[PdfLine, str, float]]:
+    """The two top-most and two bottom-most lines of a page that lie in its outer zones.
+
+    Each with its zone ("top" or "bottom") and its distance from that edge of the page.
+    """
     ordered = sorted(lines, key=lambda ln: -ln.y)
     zone = _MARGIN_ZONE * height
-    top = [ln for ln in ordered[:2] if ln.y >= low + height - zone]
-    bottom = [ln for ln in ordered[-2:] if ln.y <= low + zone]
-    return top + [ln for ln in bottom if ln not in top]
+    top = [(ln, "top", low + height - ln.y) for ln in ordered[:2] if ln.y >= low + height - zone]
+    chosen = {id(ln) for ln, _, _ in top}
+    bottom = [
+        (ln, "bottom", ln.y - low)
+        for ln in ordered[-2:]
+        if ln.y <= low + zone and id(ln) not in chosen
+    ]
+    return top + bottom
 
 
 # A browser's print stamp in the margin of every page, even a document of one page: the date and
@@ -184,19 +198,30 @@ def _print_stamp(text: str) -> bool:
 
 
 def _drop_running_lines(pages: list[list[PdfLine]], boxes: list[tuple[float, float]]) -> None:
+    """Flag running headers, footers and page numbers: ``"running"``.
+
+    A running line comes back in the same margin at the same distance from the page's edge. A
+    list step that happens to end one page and start the next (「13. コールが終了したら…」 at
+    the foot of page 1, 「22. コールが終了したら…」 under the header of page 2) is text.
+    """
     margins = [_margin_lines(lines, h, low) for lines, (low, h) in zip(pages, boxes, strict=True)]
-    seen: Counter[str] = Counter()
-    for lines in margins:
-        seen.update({_fold(ln.text) for ln in lines})
+    places: dict[tuple[str, str], list[tuple[PdfLine, float]]] = {}
+    for found in margins:
+        for line, zone, offset in found:
+            places.setdefault((zone, _fold(line.text)), []).append((line, offset))
     needed = max(2, _REPEAT_SHARE * len(pages))
-    for lines in margins:
-        for line in lines:
+    running: set[int] = set()
+    if len(pages) > 1:
+        for group in places.values():
+            offsets = sorted(offset for _, offset in group)
+            middle = offsets[len(offsets) // 2]
+            near = [ln for ln, off in group if abs(off - middle) <= max(ln.size, 2.0)]
+            if len({ln.page for ln in near}) >= needed:
+                running.update(id(ln) for ln in near)
+    for found in margins:
+        for line, _, _ in found:
             text = line.text.strip()
-            if (
-                _PAGE_NUMBER.fullmatch(text)
-                or _print_stamp(text)
-                or (len(pages) > 1 and seen[_fold(text)] >= needed)
-            ):
+            if _PAGE_NUMBER.fullmatch(text) or _print_stamp(text) or id(line) in running:
                 line.flags.add("running")
 
 
@@ -708,7 +733,7 @@ def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
                     and not _HEADING_NUMBER.match(b.text.strip())
                 )
             ):
-                a.text = _script_join(a.text.rstrip(), b.text.lstrip())
+                a.text = script_join(a.text.rstrip(), b.text.lstrip())
                 del lines[number + 1]
             else:
                 number += 1
@@ -747,23 +772,55 @@ def _clean(line: PdfLine) -> str:
     return normalize_text(text.strip()).replace("\n", " ")
 
 
-def _line_pitch(pages: list[list[PdfLine]]) -> float:
+@dataclass(frozen=True)
+class _Pitch:
+    """The distance between the baselines of two lines of one paragraph, by text size.
+
+    ``usual`` is the document's most common gap. A size whose smallest frequent gap is smaller has
+    its own pitch: a word processor's code paragraphs of one line each (spacing after every one)
+    are 22 pt apart where a wrapped statement is 12 pt, and body text in the same file 17.5 pt.
+    """
+
+    usual: float
+    by_size: dict[float, float]
+
+    def of(self, size: float) -> float:
+        return self.by_size.get(round(size, 1), self.usual)
+
+
+_PITCH_MIN_SHARE = 0.05  # of the gaps of one size, for a gap to count as that size's pitch
+
+
+def _line_pitch(pages: list[list[PdfLine]]) -> _Pitch:
     gaps: Counter[float] = Counter()
+    sized: dict[float, Counter[float]] = {}
     for lines in pages:
         for a, b in itertools.pairwise(lines):
-            gap = round(a.y - b.y, 0)
-            if 0 < gap < 3 * max(a.size, 1.0) and not a.heading and not b.heading:
-                gaps[gap] += 1
-    return gaps.most_common(1)[0][0] if gaps else 0.0
+            if a.heading or b.heading:
+                continue
+            gap = a.y - b.y
+            if 0 < round(gap, 0) < 3 * max(a.size, 1.0):
+                gaps[round(gap, 0)] += 1
+            if abs(a.size - b.size) <= 0.6 and 0.9 * a.size <= gap < 3 * a.size:
+                sized.setdefault(round(a.size, 1), Counter())[round(2 * gap) / 2] += 1
+    usual = gaps.most_common(1)[0][0] if gaps else 0.0
+    by_size: dict[float, float] = {}
+    for size, counts in sized.items():
+        total = sum(counts.values())
+        frequent = [g for g, n in counts.items() if n >= max(3, _PITCH_MIN_SHARE * total)]
+        if frequent and min(frequent) * _PITCH_FACTOR < usual:
+            by_size[size] = min(frequent)
+    return _Pitch(usual, by_size)
 
 
-def _right_edges(pages: list[list[PdfLine]], pitch: float) -> dict[int, float]:
+def _right_edges(pages: list[list[PdfLine]], pitch: _Pitch) -> dict[int, float]:
     """The right edge each line wraps at, by ``id`` of the line.
 
     A page's edge is the 95th percentile of the line ends of the document (a stray wide line
     does not move it), or the page's widest line when that is narrower. A block of at least
     three lines (same size, line pitch apart, no heading between) whose widest end is reached
-    by two of its lines wraps at that end instead: a narrower column or box.
+    by two of its lines wraps at that end instead: a narrower column or box. A block mostly of
+    code is no box: one statement a line (a comment in Japanese among them) ends as close.
     """
     ends = sorted(ln.x1 for lines in pages for ln in lines if ln.x1 > ln.x0 and not ln.heading)
     if not ends:
@@ -781,7 +838,7 @@ def _right_edges(pages: list[list[PdfLine]], pitch: float) -> dict[int, float]:
                 or prev.heading
                 or abs(line.size - prev.size) > 0.6
                 or prev.y - line.y < 0
-                or (pitch and prev.y - line.y > _PITCH_FACTOR * pitch)
+                or prev.y - line.y > _PITCH_FACTOR * (pitch.of(prev.size) or float("inf"))
             ):
                 blocks.append([line])
             else:
@@ -789,13 +846,16 @@ def _right_edges(pages: list[list[PdfLine]], pitch: float) -> dict[int, float]:
         for block in blocks:
             block_edge = max(ln.x1 for ln in block)
             near = sum(ln.x1 >= block_edge - 1.5 * ln.size for ln in block)
-            local = block_edge if len(block) >= 3 and near >= 2 else page_edge
+            # lines of code end where their statement ends: similar lengths are no box edge
+            code = sum(ln.code for ln in block)
+            boxed = len(block) >= 3 and near >= 2 and 2 * code <= len(block)
+            local = block_edge if boxed else page_edge
             for line in block:
                 out[id(line)] = min(page_edge, local)
     return out
 
 
-def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
+def _joins(a: PdfLine, b: PdfLine, pitch: _Pitch, edge: float) -> bool:
     if a.heading or b.heading or a.title or b.title or "split" in b.flags:
         return False
     if abs(a.size - b.size) > 0.6 or not a.text.strip() or not b.text.strip():
@@ -807,7 +867,9 @@ def _joins(a: PdfLine, b: PdfLine, pitch: float, edge: float) -> bool:
         return False
     if " | " in a.text or " | " in b.text:
         return False
-    if a.page == b.page and pitch and (a.y - b.y) > _PITCH_FACTOR * pitch:
+    if b.code and b.text[:1].isspace():
+        return False  # indented code: a wrapped line never starts with the spaces it broke at
+    if a.page == b.page and a.y - b.y > _PITCH_FACTOR * (pitch.of(a.size) or float("inf")):
         return False
     if a.page == b.page and a.y - b.y < 0:
         return False  # the next line is above: another column or a float
@@ -908,15 +970,7 @@ def _join_text(a: str, b: str, hyphens: _Hyphens) -> str:
         return a + b if hyphens.keeps(parts) else a[:-1] + b
     if _HYPHEN_END.search(a) or a.endswith(("—", "–")):
         return a + b  # "COVID-" + "19", "pre-" + "Windows": a real hyphen; a dash
-    return _script_join(a, b)
-
-
-def _script_join(a: str, b: str) -> str:
-    """Two pieces of one line of text: nothing between them where either side is Japanese
-    (or another script written without spaces), a space between Latin words."""
-    if a and b and (is_cjk(a[-1]) or is_cjk(b[0])):
-        return a + b
-    return a + " " + b if a and b else a + b
+    return script_join(a, b)
 
 
 # --- assembly ---------------------------------------------------------------------------------
@@ -938,7 +992,7 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
             prev_line, prev_text = blocks[-1]
             if prev_line.title and line.title and prev_line.page == line.page:
                 # a cover title wrapped over lines is one line of text, as it is one title
-                merged = _script_join(prev_text, text)
+                merged = script_join(prev_text, text)
                 carry = PdfLine(merged, line.page, line.y, line.x0, line.x1, line.size, False, 0.0)
                 carry.title = True
                 blocks[-1] = (carry, merged)
@@ -1068,7 +1122,7 @@ def structure(
     text, headings = _assemble(pages)
     # a title set over several lines (a title and its subtitle) is one title
     title_line = functools.reduce(
-        _script_join, (ln.text.strip() for lines in pages for ln in lines if ln.title), ""
+        script_join, (ln.text.strip() for lines in pages for ln in lines if ln.title), ""
     )
     return PdfText(
         text=text, headings=headings, title=_title(meta_title, normalize_text(title_line))

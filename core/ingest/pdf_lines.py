@@ -12,6 +12,10 @@ A list bullet that is drawn, not written (Chromium draws a ``disc`` or ``circle`
 path; no character of the text says "item"), is found from the page's paths: a small round or
 square mark just before a line's first character, at its height, makes the line a list item
 (``drawn_bullet``), as a bullet glyph does.
+
+A table drawn with rules is read by its cells (``core.ingest.pdf_tables``): each row is one line,
+its cells joined by ``" | "``, a cell's text whole however it wraps inside its column, at the
+place of the row's first piece of text. The gaps between runs only split cells outside them.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.ingest.pdf_tables import Row, Rules, ruled_rows
 from core.schemas.documents import CELL_SEPARATOR
 
-__all__ = ["FontWidths", "PdfLine", "estimate_width", "is_cjk", "page_lines"]
+__all__ = ["FontWidths", "PdfLine", "estimate_width", "is_cjk", "page_lines", "script_join"]
 
 _CELL_GAP_EM = 2.5
 _SPACE_GAP_EM = 0.2
@@ -282,11 +287,16 @@ def _font_face(font_dict: Any) -> tuple[str, bool]:
         return str(font_dict.get("/BaseFont", "") or ""), False
 
 
-def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_Mark]]:
-    """Runs in pypdf's reading order (``None`` where pypdf breaks the line), and the small
-    shapes painted on the page."""
+def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_Mark], list[Row]]:
+    """Runs in pypdf's reading order (``None`` where pypdf breaks the line), the small shapes
+    painted on the page, and the rows of its ruled tables."""
     runs: list[_Run | None] = []
     marks = _Marks()
+    rules = Rules()
+
+    def shapes(op: bytes, args: Any, cm: Any, tm: Any) -> None:
+        marks.visit(op, args, cm, tm)
+        rules.visit(op, args, cm, tm)
 
     def visit(text: str, cm: Any, tm: Any, font_dict: Any, font_size: float) -> None:
         # NULs and other control characters carry nothing (some fonts' two-byte codes come out
@@ -325,8 +335,8 @@ def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_M
                 )
             )
 
-    page.extract_text(visitor_text=visit, visitor_operand_before=marks.visit)
-    return runs, marks.found
+    page.extract_text(visitor_text=visit, visitor_operand_before=shapes)
+    return runs, marks.found, ruled_rows(rules)
 
 
 def _join_runs(runs: list[_Run]) -> str:
@@ -373,65 +383,173 @@ def _continue_from(run: _Run, last: _Run) -> None:
     run.x1 = run.x0 + width
 
 
+def script_join(a: str, b: str) -> str:
+    """Two pieces of one line of text: nothing between them where either side is Japanese
+    (or another script written without spaces), a space between Latin words."""
+    if a and b and (is_cjk(a[-1]) or is_cjk(b[0])):
+        return a + b
+    return a + " " + b if a and b else a + b
+
+
+def _first_word(text: str) -> str:
+    word = text.strip().split(" ")[0] if text.strip() else ""
+    if word and is_cjk(word[0]):
+        # one character, with those that may not start a line (行頭禁則: 「は、」「き、」
+        # 「ー」「ッ」): the line before broke earlier to keep them together; Latin runs set
+        # right after them go too, up to the next Japanese letter (a word processor breaks
+        # neither 「し、~Infrastructure」 nor 「は、http://…、http://…」 between the scripts)
+        n = 1
+        while n < len(word) and (word[n] in _NO_LINE_START or not is_cjk(word[n])):
+            n += 1
+        return word[:n]
+    # a Latin word runs up to the first Japanese character (「rootパスワードを…」: the line
+    # before could have broken after "root")
+    return word[: next((i for i, ch in enumerate(word) if is_cjk(ch)), len(word))]
+
+
+def _line(runs: list[_Run], number: int, fonts: FontWidths, marks: _MarkIndex) -> PdfLine | None:
+    """The line a run of text pieces makes, or ``None`` when it holds no text."""
+    body = [r for r in runs if r.text.strip()]
+    if not body:
+        return None
+    text = _middle_dots(_join_runs(runs).translate(_RADICALS))
+    sizes: Counter[float] = Counter()
+    bold = code = 0
+    for run in body:
+        chars = len(run.text.strip())
+        sizes[run.size] += chars
+        bold += chars if run.bold else 0
+        code += chars if run.code else 0
+    total = sum(sizes.values())
+    first = body[0]
+    word = _first_word(text)
+    positioned = [r for r in body if r.x0 == r.x0]
+    x0 = min((r.x0 for r in positioned), default=0.0)
+    size = sizes.most_common(1)[0][0]
+    return PdfLine(
+        text=text,
+        page=number,
+        y=first.y,
+        x0=x0,
+        x1=max((r.x1 for r in positioned), default=0.0),
+        size=size,
+        bold=bold >= _BOLD_SHARE * total,
+        first_word_width=(
+            fonts.width(first.font, word, first.em)
+            if first.font is not None and word in first.text
+            else estimate_width(word, first.size)
+        ),
+        symbol_start=first.symbol and len(first.text.strip()) == 1,
+        code=code > total / 2,
+        drawn_bullet=bool(positioned) and marks.bullet_before(x0, first.y, size),
+    )
+
+
+def _cell_text(runs: list[_Run], right: float) -> str:
+    """A cell's text: its lines joined for their script where the cell wraps them (the next
+    line's first word would not have fit before ``right``, the cell's right rule, less an em
+    of padding). A line that ends short of that was broken by hand (``<br>``, a new paragraph
+    in the cell) and is kept apart by a space."""
+    pieces: list[list[_Run]] = []
+    for run in runs:
+        last = pieces[-1][-1] if pieces else None
+        if last is None or abs(run.y - last.y) > 0.5 * max(run.size, last.size):
+            pieces.append([run])
+            continue
+        if run.x0 <= last.x0:
+            _continue_from(run, last)
+        pieces[-1].append(run)
+    text, end = "", 0.0
+    for piece in pieces:
+        part = _join_runs(piece).replace(CELL_SEPARATOR, " ").strip()
+        if text and part:
+            size = max(r.size for r in piece)
+            space = 0.0 if is_cjk(text[-1]) or is_cjk(part[0]) else 0.25 * size
+            if end + space + estimate_width(_first_word(part), size) < right - size:
+                text += " "
+        text = text + part if text.endswith("-") else script_join(text, part)
+        end = max((r.x1 for r in piece if r.x1 == r.x1), default=right)
+    return text
+
+
+def _row_line(row: Row, cells: list[list[_Run]], number: int) -> PdfLine | None:
+    """A ruled table's row as one line: its cells, each read whole, joined by ``" | "``."""
+    runs = [r for cell in cells for r in cell if r.text.strip()]
+    if not runs:
+        return None
+    texts = [_cell_text(cell, right) for cell, right in zip(cells, row.edges[1:], strict=True)]
+    text = _middle_dots(CELL_SEPARATOR.join(texts).strip().translate(_RADICALS))
+    sizes: Counter[float] = Counter()
+    bold = code = 0
+    for run in runs:
+        chars = len(run.text.strip())
+        sizes[run.size] += chars
+        bold += chars if run.bold else 0
+        code += chars if run.code else 0
+    total = sum(sizes.values())
+    return PdfLine(
+        text=text,
+        page=number,
+        y=max(r.y for r in runs),
+        x0=row.edges[0],
+        x1=row.edges[-1],
+        size=sizes.most_common(1)[0][0],
+        bold=bold >= _BOLD_SHARE * total,
+        first_word_width=0.0,
+        code=code > total / 2,
+        flags={"row"},
+    )
+
+
+def _cell_of(rows: list[Row], run: _Run, last: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The ruled table cell (row, column) a run is set in. A run whose position pypdf does not
+    know (text after a line break inside one run) stays in the cell of the run before it."""
+    if run.x0 != run.x0:
+        if last is not None and rows[last[0]].bottom < run.y < rows[last[0]].top:
+            return last
+        return None
+    middle = (run.x0 + run.x1) / 2
+    for number, row in enumerate(rows):
+        column = row.column(middle, run.y)
+        if column is not None:
+            return number, column
+    return None
+
+
 def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
-    lines: list[PdfLine] = []
+    """The page's lines in reading order; a row of a ruled table is one line of cells, where
+    the row's first piece of text comes."""
+    lines: list[PdfLine | None] = []
     current: list[_Run] = []
-    runs, found = _page_runs(page, fonts)
+    runs, found, rows = _page_runs(page, fonts)
     marks = _MarkIndex(found)
+    cells: dict[int, list[list[_Run]]] = {}
+    slots: dict[int, int] = {}  # row -> its place among the lines
+    last_cell: tuple[int, int] | None = None
 
     def close() -> None:
-        body = [r for r in current if r.text.strip()]
-        if body:
-            text = _middle_dots(_join_runs(current).translate(_RADICALS))
-            sizes: Counter[float] = Counter()
-            bold = code = 0
-            for run in body:
-                chars = len(run.text.strip())
-                sizes[run.size] += chars
-                bold += chars if run.bold else 0
-                code += chars if run.code else 0
-            total = sum(sizes.values())
-            first = body[0]
-            word = text.strip().split(" ")[0] if text.strip() else ""
-            if word and is_cjk(word[0]):
-                # one character, with those that may not start a line (行頭禁則: 「は、」「き、」
-                # 「ー」「ッ」): the line before broke earlier to keep them together
-                n = 1
-                while n < len(word) and word[n] in _NO_LINE_START:
-                    n += 1
-                word = word[:n]
-            elif word:
-                # a Latin word runs up to the first Japanese character (「rootパスワードを…」:
-                # the line before could have broken after "root")
-                word = word[: next((i for i, ch in enumerate(word) if is_cjk(ch)), len(word))]
-            positioned = [r for r in body if r.x0 == r.x0]
-            x0 = min((r.x0 for r in positioned), default=0.0)
-            size = sizes.most_common(1)[0][0]
-            lines.append(
-                PdfLine(
-                    text=text,
-                    page=number,
-                    y=first.y,
-                    x0=x0,
-                    x1=max((r.x1 for r in positioned), default=0.0),
-                    size=size,
-                    bold=bold >= _BOLD_SHARE * total,
-                    first_word_width=(
-                        fonts.width(first.font, word, first.em)
-                        if first.font is not None and word in first.text
-                        else estimate_width(word, first.size)
-                    ),
-                    symbol_start=first.symbol and len(first.text.strip()) == 1,
-                    code=code > total / 2,
-                    drawn_bullet=bool(positioned) and marks.bullet_before(x0, first.y, size),
-                )
-            )
+        line = _line(current, number, fonts, marks)
+        if line is not None:
+            lines.append(line)
         current.clear()
 
     for run in runs:
         if run is None:
             close()
+            last_cell = None
             continue
+        cell = _cell_of(rows, run, last_cell) if rows else None
+        if cell is not None:
+            close()
+            row, column = cell
+            if row not in slots:
+                slots[row] = len(lines)
+                lines.append(None)
+                cells[row] = [[] for _ in rows[row].edges[1:]]
+            cells[row][column].append(run)
+            last_cell = cell
+            continue
+        last_cell = None
         if current and run.text.strip():
             last = next((r for r in reversed(current) if r.text.strip()), None)
             if last is not None and abs(run.y - last.y) > 0.5 * max(run.size, last.size):
@@ -440,4 +558,6 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
                 _continue_from(run, last)
         current.append(run)
     close()
-    return lines
+    for row, at in slots.items():
+        lines[at] = _row_line(rows[row], cells[row], number)
+    return [line for line in lines if line is not None]

@@ -91,7 +91,9 @@ __all__ = [
 # 23: PDF: a heading style used once after running text ranks on its own (a short page's h2).
 # 24: PDF: numbered headings set smaller than the unnumbered heading above them are its
 # sub-sections, not chapters (「1. 新システム準備」 under 「完全システム復旧手順」).
-CHUNKER_VERSION = 24
+# 25: PDF: ruled tables read by their cells (a row a line, wrapped cells whole); code lines
+# keep their statements (line pitch by text size); a running line keeps its place on the page.
+CHUNKER_VERSION = 25
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -844,6 +844,25 @@ def test_a_line_opening_on_a_latin_word_before_japanese_is_no_wrapped_line(
     assert "初動対応では端末を切り離す\nrootの経路をすべて残す。" in text
 
 
+def test_a_line_opening_on_japanese_glued_to_a_latin_run_is_a_wrapped_line(
+    tmp_path: Path, font: Path
+):
+    # 20 characters fill a line. A word processor does not break between 「は、」 and the
+    # address glued to it: the line before ended five characters early because the whole
+    # 「は、https://…」 would not fit, not because its paragraph ended.
+    pdf = font_pdf(font)
+    _lines_at(
+        pdf,
+        [
+            "初動対応では端末をネットワーク",
+            "は、https://example.com/ir の経路を残す。",
+        ],
+        "wb",
+    )
+    text = load(tmp_path, pdf).text
+    assert "初動対応では端末をネットワークは、https://example.com/ir の経路を残す。" in text
+
+
 def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path: Path, font: Path):
     pdf = font_pdf(font)
     write(pdf, "対応\u2f3f順書", 18, family="wb")
@@ -907,6 +926,127 @@ def test_table_rows_stay_one_per_line(tmp_path: Path):
     lines = doc.text.splitlines()
     assert any(ln.startswith("Sev1") and ln.endswith("Critical service down") for ln in lines)
     assert any(ln.startswith("Sev2") and ln.endswith("Single server compromised") for ln in lines)
+
+
+def test_a_ruled_table_s_wrapped_cells_are_read_whole_one_row_a_line(tmp_path: Path, font: Path):
+    # a word processor's table: cells wrap inside their columns, so the page's lines hold pieces
+    # of several cells; the table's rules say where each cell is
+    pdf = font_pdf(font)
+    write(pdf, "対応手順書", family="wb")
+    pdf.set_font("wb", size=10)
+    rows = [
+        ("項目", "対応"),
+        ("A", "初動対応では、端末をネットワークから切り離す前に揮発性の情報を保全し"),
+        ("B", "実施した操作と時刻をチケットに記録する。"),
+    ]
+    with pdf.table(col_widths=(20, 50), width=70, align="LEFT", first_row_as_headings=False) as t:
+        for row in rows:
+            cells = t.row()
+            for cell in row:
+                cells.cell(cell)
+    pdf.ln(4)
+    write(pdf, "Severity levels:")
+    pdf.set_font("Helvetica", size=10)
+    with pdf.table(col_widths=(25, 60), width=85, align="LEFT", first_row_as_headings=False) as t:
+        for row in [
+            ("Sev1", "Critical service down, customers cannot log in and payments fail"),
+            ("Sev2", "One server compromised"),
+        ]:
+            cells = t.row()
+            for cell in row:
+                cells.cell(cell)
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    assert "A | 初動対応では、端末をネットワークから切り離す前に揮発性の情報を保全し" in lines
+    assert "B | 実施した操作と時刻をチケットに記録する。" in lines
+    assert "Sev1 | Critical service down, customers cannot log in and payments fail" in lines
+    assert "Sev2 | One server compromised" in lines
+
+
+def test_a_single_box_around_text_is_no_table(tmp_path: Path):
+    # a note in a frame: two vertical rules, one column; its lines are a paragraph
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.multi_cell(120, 5.5, "Note: " + LOREM, border=1, new_x="LMARGIN", new_y="NEXT")
+    doc = load(tmp_path, pdf)
+    assert " | " not in doc.text
+    assert ("Note: " + LOREM) in doc.text.splitlines()
+
+
+def test_a_list_step_at_a_page_s_foot_and_the_next_page_s_head_is_text(tmp_path: Path):
+    # the same step closing two lists, one at the foot of page 1 and one under the top margin
+    # of page 2: the same text (but its number) in the margins of two pages, yet no running
+    # line, which comes back in the same margin at the same place
+    pdf = new_pdf()
+    pdf.set_auto_page_break(auto=False)
+    pdf.add_page()
+    write(pdf, LOREM)
+    pdf.set_y(pdf.h - 28)
+    write(pdf, "13. When the call ends, start the after-incident steps.")
+    pdf.add_page()
+    write(pdf, "22. When the call ends, start the after-incident steps.")
+    write(pdf, LOREM)
+    pdf.add_page()
+    write(pdf, LOREM)
+    doc = load(tmp_path, pdf)
+    assert "13. When the call ends, start the after-incident steps." in doc.text
+    assert "22. When the call ends, start the after-incident steps." in doc.text
+
+
+def test_code_set_one_statement_a_paragraph_keeps_its_lines(tmp_path: Path):
+    # a word processor's code: each statement a paragraph (space after each, so the document's
+    # most common gap is theirs), lengths alike; a statement too long for the line wraps a line
+    # pitch apart, and an indented statement starts a line of its own
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, LOREM)
+    write(pdf, LOREM)
+
+    def statement(text: str) -> None:
+        pdf.set_font("Courier", size=9)
+        pdf.multi_cell(0, 4.2, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(3.5)
+
+    for verb in ("enable", "start", "status"):
+        for kind in ("daily", "weekly", "monthly", "yearly"):
+            statement(f"sudo systemctl {verb} backup-{kind}.timer")
+    write(pdf, "Then dump the database and reload the units.")
+    long = (
+        "docker exec immich_postgres pg_dump -U postgres immich > "
+        '"$backup_dir/data/immich_db.sql" && gzip -9 "$backup_dir/data/immich_db.sql"'
+    )
+    for _ in range(4):
+        statement(long)
+    full = 'sudo cp "$backup_dir/system/daemon.json" "$backup_dir/system/x.json" /etc/docker/ || :'
+    assert 80 <= len(full) <= 88  # up to the right margin: a wrapped line by its width alone
+    statement(full)
+    statement("    sudo systemctl daemon-reload")
+    doc = load(tmp_path, pdf)
+    lines = [ln.strip() for ln in doc.text.splitlines()]
+    assert lines.count("sudo systemctl enable backup-daily.timer") == 1
+    assert lines.count("sudo systemctl status backup-yearly.timer") == 1
+    assert lines.count(long) == 4  # each wrapped statement is one line again
+    assert full in lines and "sudo systemctl daemon-reload" in lines
+
+
+def test_code_lines_of_one_block_keep_their_lines(tmp_path: Path):
+    # a block of code set line by line a pitch apart (a browser's <pre>): statements of alike
+    # length are no narrow box that wraps, and an indented line never continues the one before
+    full = 'sudo cp "$backup_dir/system/daemon.json" "$backup_dir/system/x.json" /etc/docker/ || :'
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, LOREM)
+    block = [f"sudo systemctl enable backup-{kind}.timer" for kind in ("daily", "weekly", "yearly")]
+    for lines in (block, [full, "    sudo systemctl daemon-reload", "fi"]):
+        pdf.set_font("Courier", size=9)
+        for text in lines:
+            pdf.cell(0, 4.2, text, new_x="LMARGIN", new_y="NEXT")
+        write(pdf, LOREM)
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    assert all(text in lines for text in block)
+    assert full in lines and "sudo systemctl daemon-reload" in lines
 
 
 def _raw_pdf(lines: list[bytes]) -> bytes:
@@ -1118,6 +1258,35 @@ def test_a_list_printed_by_chromium_keeps_its_items_and_their_nesting(tmp_path: 
     assert "-プロバイダーコンソールからインスタンスをシャットダウンします" in lines, doc.text
     for item in items:
         assert "  -" + "".join(item.split()) in lines, doc.text
+
+
+def test_a_table_printed_by_chromium_reads_one_row_a_line_with_its_cells_whole(tmp_path: Path):
+    """A wiki table with borders, its cells wrapped inside narrow columns: each row is one line
+    of whole cells; a line break inside a cell (``<br>``) is kept apart by a space."""
+    rows = [
+        ("区分", "定義"),
+        ("A", "金融データ、顧客情報、特許性を有する製品や技術情報を取り扱うシステム"),
+        (
+            "緊急",
+            "リリース前の場合は、リリースまでに必ず修正すること<br>運用中の場合は、即時対応する",
+        ),
+        ("Sev1", "Critical service down for all customers in every region"),
+    ]
+    cells = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    body = (
+        "<style>table{border-collapse:collapse;width:22em}td{border:1px solid #999;"
+        "padding:.3em .6em}</style><h2>判断基準</h2><p>区分は次の表で判断します。</p>"
+        f"<table>{cells}</table><p>表にない場合は統括室が判断します。</p>"
+    )
+    doc, _ = load_file(_chromium_pdf(tmp_path, body), tmp_path, 10_000_000)
+    lines = doc.text.splitlines()
+    assert "A | 金融データ、顧客情報、特許性を有する製品や技術情報を取り扱うシステム" in lines
+    assert (
+        "緊急 | リリース前の場合は、リリースまでに必ず修正すること 運用中の場合は、即時対応する"
+        in lines
+    )
+    assert "Sev1 | Critical service down for all customers in every region" in lines
+    assert "表にない場合は統括室が判断します。" in lines
 
 
 def test_a_wiki_page_printed_by_chromium_keeps_its_title_headings_and_middle_dots(tmp_path: Path):

@@ -1,0 +1,167 @@
+"""Ruled tables on a PDF page: the cells a table's drawn rules make, to read a row as one line.
+
+A word processor or a browser sets a table's text cell by cell: a cell's text wraps inside its
+column (「金融データ、顧客情報、特許性を有する製」 / 「品や技術情報を取り扱うシステム」), so the
+page's lines hold pieces of several cells. Read line by line, a row becomes a first line of
+cells and loose pieces after it, and a cell set close to the next loses the boundary between
+them (「docker/, config/ 高」). The borders say where the cells are: ``Rules`` collects the
+horizontal and vertical rules a page strokes or fills (pypdf's ``visitor_operand_before``, in
+page space through the CTM), and ``ruled_rows`` finds the rows they draw. Two horizontal rules
+one above the other, with at least three vertical rules running between them (two columns or
+more), make a row; the vertical rules are its column edges. A single box (a note, a code block
+in a frame) has two vertical rules and is no table. A table drawn without rules is left to the
+gaps between runs (``pdf_lines``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Row", "Rules", "ruled_rows"]
+
+_MIN_RULE = 6.0  # points: shorter strokes are marks, ticks or glyph-like drawings
+_THIN = 2.0  # points: a filled rectangle at most this thick is a rule
+_SAME = 1.5  # points: rules this close are one line (a border drawn per cell, or doubled)
+_STROKE = frozenset((b"S", b"s", b"B", b"B*", b"b", b"b*"))
+_FILL = frozenset((b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*"))
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """An axis-aligned rule: ``at`` is its y (horizontal) or x (vertical), ``low``/``high`` its
+    extent along the other axis."""
+
+    at: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A row of a ruled table: between ``bottom`` and ``top``, columns split at ``edges``."""
+
+    top: float
+    bottom: float
+    edges: tuple[float, ...]
+
+    def column(self, x: float, y: float) -> int | None:
+        """The column a point is in, or ``None`` when it lies outside the row."""
+        if not (self.bottom < y < self.top) or not (self.edges[0] <= x <= self.edges[-1]):
+            return None
+        return min(bisect_right(self.edges, x) - 1, len(self.edges) - 2)
+
+
+class Rules:
+    """The rules painted on a page, from the operators pypdf visits.
+
+    Stroked straight segments (``m``/``l``, and the sides of a stroked ``re``) and filled thin
+    rectangles, both at least ``_MIN_RULE`` long and axis-aligned. Curves and other paths only
+    end the current subpath.
+    """
+
+    def __init__(self) -> None:
+        self.horizontal: list[_Segment] = []
+        self.vertical: list[_Segment] = []
+        self._lines: list[tuple[float, float, float, float]] = []
+        self._boxes: list[tuple[float, float, float, float]] = []
+        self._point: tuple[float, float] | None = None
+
+    @staticmethod
+    def _page(cm: Any, x: float, y: float) -> tuple[float, float]:
+        return cm[0] * x + cm[2] * y + cm[4], cm[1] * x + cm[3] * y + cm[5]
+
+    def visit(self, op: bytes, args: Any, cm: Any, tm: Any) -> None:
+        try:
+            if op == b"m" and len(args) >= 2:
+                self._point = self._page(cm, float(args[0]), float(args[1]))
+            elif op == b"l" and len(args) >= 2:
+                point = self._page(cm, float(args[0]), float(args[1]))
+                if self._point is not None:
+                    self._lines.append((*self._point, *point))
+                self._point = point
+            elif op == b"re" and len(args) >= 4:
+                x, y, w, h = (float(a) for a in args[:4])
+                corners = [self._page(cm, x, y), self._page(cm, x + w, y + h)]
+                xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+                self._boxes.append((min(xs), min(ys), max(xs), max(ys)))
+                self._point = None
+            elif op in (b"c", b"v", b"y"):
+                self._point = None
+            elif op in _STROKE or op in _FILL or op == b"n":
+                self._paint(stroke=op in _STROKE, fill=op in _FILL)
+        except (TypeError, ValueError):  # an operand that is no number: not a path we read
+            self._lines.clear()
+            self._boxes.clear()
+            self._point = None
+
+    def _paint(self, *, stroke: bool, fill: bool) -> None:
+        if stroke:
+            for x0, y0, x1, y1 in self._lines:
+                self._add(x0, y0, x1, y1)
+            for x0, y0, x1, y1 in self._boxes:
+                for side in (
+                    (x0, y0, x1, y0),
+                    (x0, y1, x1, y1),
+                    (x0, y0, x0, y1),
+                    (x1, y0, x1, y1),
+                ):
+                    self._add(*side)
+        if fill:
+            for x0, y0, x1, y1 in self._boxes:
+                if y1 - y0 <= _THIN:
+                    self._add(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2)
+                elif x1 - x0 <= _THIN:
+                    self._add((x0 + x1) / 2, y0, (x0 + x1) / 2, y1)
+        self._lines.clear()
+        self._boxes.clear()
+        self._point = None
+
+    def _add(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        if abs(y1 - y0) <= 0.5 and abs(x1 - x0) >= _MIN_RULE:
+            self.horizontal.append(_Segment((y0 + y1) / 2, min(x0, x1), max(x0, x1)))
+        elif abs(x1 - x0) <= 0.5 and abs(y1 - y0) >= _MIN_RULE:
+            self.vertical.append(_Segment((x0 + x1) / 2, min(y0, y1), max(y0, y1)))
+
+
+def _merged(segments: list[_Segment]) -> list[_Segment]:
+    """Collinear rules that touch or overlap as one (a row's border drawn cell by cell)."""
+    out: list[_Segment] = []
+    for seg in sorted(segments, key=lambda s: (round(s.at / _SAME), s.low)):
+        last = out[-1] if out else None
+        if last is not None and abs(last.at - seg.at) <= _SAME and seg.low <= last.high + _SAME:
+            out[-1] = _Segment(last.at, last.low, max(last.high, seg.high))
+        else:
+            out.append(seg)
+    return out
+
+
+def ruled_rows(rules: Rules) -> list[Row]:
+    """The rows the page's rules draw, top to bottom (see the module's docstring)."""
+    horizontal = _merged(rules.horizontal)
+    vertical = _merged(rules.vertical)
+    if len(horizontal) < 2 or len(vertical) < 3:
+        return []
+    levels = sorted({round(h.at, 1) for h in horizontal}, reverse=True)
+    rows: list[Row] = []
+    for top, bottom in itertools.pairwise(levels):
+        if top - bottom < _MIN_RULE:
+            continue
+        uppers = [h for h in horizontal if abs(h.at - top) <= _SAME]
+        lowers = [h for h in horizontal if abs(h.at - bottom) <= _SAME]
+        for upper in uppers:
+            for lower in lowers:
+                low, high = max(upper.low, lower.low), min(upper.high, lower.high)
+                if high - low < _MIN_RULE:
+                    continue
+                xs: list[float] = []
+                for v in vertical:
+                    inside = low - _SAME <= v.at <= high + _SAME
+                    spans = v.low <= bottom + _SAME and v.high >= top - _SAME
+                    if inside and spans and (not xs or v.at - xs[-1] > _SAME):
+                        xs.append(v.at)
+                if len(xs) >= 3:
+                    rows.append(Row(top, bottom, tuple(xs)))
+    return rows
