@@ -9,6 +9,7 @@
    on at least 40 % of the pages (and two pages), or when it is a page number on its own (``4``,
    ``iv``, ``- 4 -``, ``Page 3 of 10``, ``3 / 10``). A list step that ends one page and starts
    the next, the same text but its number, is text.
+   A ruled table's row that a page break splits is one row again (``_join_split_rows``).
 3. **Tables of contents.** A line ending in a page number after a dotted leader
    (``Title ........ 12``) is a contents entry; after a heading line named 目次 / Contents /
    Table of Contents / List of Tables / List of Figures, the lines of that page ending in a page
@@ -89,7 +90,15 @@ from core.ingest.contents import (
     is_contents_title,
     is_leader_entry,
 )
-from core.ingest.pdf_lines import FontWidths, PdfLine, is_cjk, page_lines, script_join
+from core.ingest.pdf_lines import (
+    FontWidths,
+    PdfLine,
+    estimate_width,
+    first_word,
+    is_cjk,
+    page_lines,
+    script_join,
+)
 from core.schemas.documents import CELL_SEPARATOR, Heading
 from core.text.chunking import pdf_heading_level
 from core.text.normalize import normalize_text
@@ -223,6 +232,48 @@ def _drop_running_lines(pages: list[list[PdfLine]], boxes: list[tuple[float, flo
             text = line.text.strip()
             if _PAGE_NUMBER.fullmatch(text) or _print_stamp(text) or id(line) in running:
                 line.flags.add("running")
+
+
+# --- table rows split by a page break ---------------------------------------------------------
+
+
+def _join_split_rows(pages: list[list[PdfLine]]) -> None:
+    """A ruled table's row that a page break splits is one row.
+
+    The last line of a page (before its footer) and the first of the next (after its header)
+    are rows of a table as wide, with as many cells, and a cell of the first ends its page
+    with no room for the first word its part on the next page starts with: a word processor
+    carried the rest of the row over (「P2 — High | Confirmed … scope」 / 「 | unclear, or
+    credential exposed publicly」; "VPC Flow Logs (data" / "transfer volumes)"). When the next
+    page's row has a first cell, that cell is the one carried over (it goes on in lower case,
+    or in Japanese): a new row starts with its own label. A header row that ends one page is
+    no row split by it: its cells are short.
+    """
+    for before, after in itertools.pairwise(pages):
+        tail = next((ln for ln in reversed(before) if not ln.flags & _DROPPED), None)
+        at = next((i for i, ln in enumerate(after) if not ln.flags & _DROPPED), None)
+        if tail is None or at is None:
+            continue
+        head = after[at]
+        if not tail.cells or len(tail.cells) != len(head.cells) or head.bold != tail.bold:
+            continue
+        if abs(tail.x0 - head.x0) > 2.0 or abs(tail.x1 - head.x1) > 2.0:
+            continue
+        carried = [
+            bool(part) and room < estimate_width(first_word(part), head.size) + head.size
+            for part, room in zip(head.cells, tail.room, strict=True)
+        ]
+        # a carried row opens on nothing, or on the rest of its label; a new row opens on a
+        # label of its own, in Latin script with a capital or a digit ("Amazon GuardDuty",
+        # "UK (ICO)", "YYYY-MM-DD": the widths of such short labels are too close to tell)
+        label = head.cells[0]
+        if label and label[0].isascii() and (label[0].isupper() or label[0].isdigit()):
+            continue
+        if not (carried[0] if label else any(carried)):
+            continue
+        tail.cells = tuple(script_join(a, b) for a, b in zip(tail.cells, head.cells, strict=True))
+        tail.text = CELL_SEPARATOR.join(tail.cells).strip()
+        del after[at]
 
 
 # --- tables of contents -----------------------------------------------------------------------
@@ -1114,6 +1165,7 @@ def structure(
     """Steps 2-6 of the module docstring over the lines of every page."""
     _drop_running_lines(pages, boxes)
     _drop_contents(pages)
+    _join_split_rows(pages)
     if entries:
         _place_outline(entries, pages)
         _cover_title(pages)

@@ -4,7 +4,8 @@ pypdf's ``extract_text(visitor_text=...)`` gives every text run with its font, s
 position; the runs are grouped into lines carrying their page, baseline, left and right edge
 (run widths from the font's metrics, see ``FontWidths``), dominant size and weight. A gap of more
 than ``_CELL_GAP_EM`` between two runs of a line is a table cell boundary and becomes ``" | "``;
-a smaller gap with no blank at the junction becomes a space. A line knows whether it is set in
+a smaller gap with no blank at the junction becomes a space (after a list's number set on its
+own, "10.", any gap does: a word processor tabs the item's text close to it). A line knows whether it is set in
 a code font for the most part (``code``), and Kangxi radicals that a CJK font's /ToUnicode
 table gives for some ideographs read as those ideographs.
 
@@ -15,7 +16,9 @@ square mark just before a line's first character, at its height, makes the line 
 
 A table drawn with rules is read by its cells (``core.ingest.pdf_tables``): each row is one line,
 its cells joined by ``" | "``, a cell's text whole however it wraps inside its column, at the
-place of the row's first piece of text. The gaps between runs only split cells outside them.
+place of the row's first piece of text (``cells`` keeps each cell's text, ``room`` the space
+left on its last line, to join a row a page break splits: ``core.ingest.pdf``). The gaps
+between runs only split cells outside them.
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ from typing import Any
 from core.ingest.pdf_tables import Row, Rules, ruled_rows
 from core.schemas.documents import CELL_SEPARATOR
 
-__all__ = ["FontWidths", "PdfLine", "estimate_width", "is_cjk", "page_lines", "script_join"]
+__all__ = [
+    "FontWidths",
+    "PdfLine",
+    "estimate_width",
+    "first_word",
+    "is_cjk",
+    "page_lines",
+    "script_join",
+]
 
 _CELL_GAP_EM = 2.5
 _SPACE_GAP_EM = 0.2
@@ -50,6 +61,8 @@ class PdfLine:
     symbol_start: bool = False  # the first run is a single glyph of a symbol font
     drawn_bullet: bool = False  # a small mark is drawn just before the line (``_Mark``)
     code: bool = False  # set in a monospaced font for the most part (a code block, a command)
+    cells: tuple[str, ...] = ()  # a ruled table's row: the text of each cell
+    room: tuple[float, ...] = ()  # and the space left at the end of each cell's last line
     heading: int = 0  # level when the line is a heading
     title: bool = False
     flags: set[str] = field(default_factory=set)
@@ -199,6 +212,7 @@ class _Mark:
 _MAX_MARK = 12.0
 _PATH_POINTS = {b"m": 2, b"l": 2, b"c": 6, b"v": 4, b"y": 4}
 _PAINT = frozenset((b"f", b"F", b"f*", b"S", b"s", b"B", b"B*", b"b", b"b*"))
+_PATH_OPERATORS = frozenset((*_PATH_POINTS, b"re", b"n", *_PAINT))
 
 
 class _Marks:
@@ -295,8 +309,9 @@ def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_M
     rules = Rules()
 
     def shapes(op: bytes, args: Any, cm: Any, tm: Any) -> None:
-        marks.visit(op, args, cm, tm)
-        rules.visit(op, args, cm, tm)
+        if op in _PATH_OPERATORS:  # text operators, most of a page's, draw no shape
+            marks.visit(op, args, cm, tm)
+            rules.visit(op, args, cm, tm)
 
     def visit(text: str, cm: Any, tm: Any, font_dict: Any, font_size: float) -> None:
         # NULs and other control characters carry nothing (some fonts' two-byte codes come out
@@ -339,6 +354,11 @@ def _page_runs(page: Any, fonts: FontWidths) -> tuple[list[_Run | None], list[_M
     return runs, marks.found, ruled_rows(rules)
 
 
+# a list's number set as a run of its own: a word processor tabs the item's text to the indent,
+# and a wide number ("10.") leaves less than a space's width before it
+_LIST_MARKER = re.compile(r"^\s*(?:\d{1,3}(?:\.\d{1,3})*[.)]|\(\d{1,3}\)|[A-Za-z][.)])$")
+
+
 def _join_runs(runs: list[_Run]) -> str:
     out = ""
     prev: _Run | None = None
@@ -351,7 +371,7 @@ def _join_runs(runs: list[_Run]) -> str:
                 out = out.rstrip() + CELL_SEPARATOR
                 text = text.lstrip()
             elif (
-                gap > _SPACE_GAP_EM * em
+                (gap > _SPACE_GAP_EM * em or (gap > 0.05 * em and _LIST_MARKER.match(out)))
                 and out
                 and not out[-1].isspace()
                 and not text[0].isspace()
@@ -391,7 +411,8 @@ def script_join(a: str, b: str) -> str:
     return a + " " + b if a and b else a + b
 
 
-def _first_word(text: str) -> str:
+def first_word(text: str) -> str:
+    """The first piece of a line a line break could not have split (see ``_NO_LINE_START``)."""
     word = text.strip().split(" ")[0] if text.strip() else ""
     if word and is_cjk(word[0]):
         # one character, with those that may not start a line (行頭禁則: 「は、」「き、」
@@ -422,7 +443,7 @@ def _line(runs: list[_Run], number: int, fonts: FontWidths, marks: _MarkIndex) -
         code += chars if run.code else 0
     total = sum(sizes.values())
     first = body[0]
-    word = _first_word(text)
+    word = first_word(text)
     positioned = [r for r in body if r.x0 == r.x0]
     x0 = min((r.x0 for r in positioned), default=0.0)
     size = sizes.most_common(1)[0][0]
@@ -445,11 +466,11 @@ def _line(runs: list[_Run], number: int, fonts: FontWidths, marks: _MarkIndex) -
     )
 
 
-def _cell_text(runs: list[_Run], right: float) -> str:
+def _cell_text(runs: list[_Run], right: float) -> tuple[str, float]:
     """A cell's text: its lines joined for their script where the cell wraps them (the next
     line's first word would not have fit before ``right``, the cell's right rule, less an em
     of padding). A line that ends short of that was broken by hand (``<br>``, a new paragraph
-    in the cell) and is kept apart by a space."""
+    in the cell) and is kept apart by a space. With the text, where its last line ends."""
     pieces: list[list[_Run]] = []
     for run in runs:
         last = pieces[-1][-1] if pieces else None
@@ -465,11 +486,11 @@ def _cell_text(runs: list[_Run], right: float) -> str:
         if text and part:
             size = max(r.size for r in piece)
             space = 0.0 if is_cjk(text[-1]) or is_cjk(part[0]) else 0.25 * size
-            if end + space + estimate_width(_first_word(part), size) < right - size:
+            if end + space + estimate_width(first_word(part), size) < right - size:
                 text += " "
         text = text + part if text.endswith("-") else script_join(text, part)
         end = max((r.x1 for r in piece if r.x1 == r.x1), default=right)
-    return text
+    return text, end
 
 
 def _row_line(row: Row, cells: list[list[_Run]], number: int) -> PdfLine | None:
@@ -477,8 +498,15 @@ def _row_line(row: Row, cells: list[list[_Run]], number: int) -> PdfLine | None:
     runs = [r for cell in cells for r in cell if r.text.strip()]
     if not runs:
         return None
-    texts = [_cell_text(cell, right) for cell, right in zip(cells, row.edges[1:], strict=True)]
-    text = _middle_dots(CELL_SEPARATOR.join(texts).strip().translate(_RADICALS))
+    read = [_cell_text(cell, right) for cell, right in zip(cells, row.edges[1:], strict=True)]
+    texts = tuple(_middle_dots(text.translate(_RADICALS)) for text, _ in read)
+    room = tuple(
+        right - end if cell else right - left
+        for (_, end), cell, left, right in zip(
+            read, cells, row.edges[:-1], row.edges[1:], strict=True
+        )
+    )
+    text = CELL_SEPARATOR.join(texts).strip()
     sizes: Counter[float] = Counter()
     bold = code = 0
     for run in runs:
@@ -497,7 +525,8 @@ def _row_line(row: Row, cells: list[list[_Run]], number: int) -> PdfLine | None:
         bold=bold >= _BOLD_SHARE * total,
         first_word_width=0.0,
         code=code > total / 2,
-        flags={"row"},
+        cells=texts,
+        room=room,
     )
 
 

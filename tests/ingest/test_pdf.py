@@ -863,6 +863,23 @@ def test_a_line_opening_on_japanese_glued_to_a_latin_run_is_a_wrapped_line(
     assert "初動対応では端末をネットワークは、https://example.com/ir の経路を残す。" in text
 
 
+def test_a_wide_list_number_tabbed_close_to_its_item_is_still_an_item(tmp_path: Path):
+    # a word processor tabs an item's text to the list's indent: after "10." less than a
+    # space's width is left, and no space character is written
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10.5)
+    long = "Determine the resources involved in serving the application, starting with the"
+    y = 30.0
+    for number, text in (("9.", long), ("", "load balancers."), ("10.", "Obtain the baseline.")):
+        if number:
+            pdf.text(20, y, number)
+        pdf.text(20 + pdf.get_string_width("10.") + 0.45, y, text)
+        y += 5.5
+    doc = load(tmp_path, pdf)
+    assert "10. Obtain the baseline." in doc.text.splitlines()
+
+
 def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path: Path, font: Path):
     pdf = font_pdf(font)
     write(pdf, "対応\u2f3f順書", 18, family="wb")
@@ -961,6 +978,70 @@ def test_a_ruled_table_s_wrapped_cells_are_read_whole_one_row_a_line(tmp_path: P
     assert "B | 実施した操作と時刻をチケットに記録する。" in lines
     assert "Sev1 | Critical service down, customers cannot log in and payments fail" in lines
     assert "Sev2 | One server compromised" in lines
+
+
+def _ruled_row(pdf: FPDF, top: float, edges: list[float], cells: list[list[str]]) -> float:
+    """A table row drawn as a word processor does: each cell's lines inside its rules, one
+    line pitch apart; returns where the row ends."""
+    pitch = 5.0
+    bottom = top + pitch * max(len(lines) for lines in cells) + 2
+    for x in edges:
+        pdf.line(x, top, x, bottom)
+    pdf.line(edges[0], top, edges[-1], top)
+    pdf.line(edges[0], bottom, edges[-1], bottom)
+    for left, lines in zip(edges, cells, strict=False):
+        for number, line in enumerate(lines):
+            pdf.text(left + 1.5, top + 4.5 + pitch * number, line)
+    return bottom
+
+
+def _wrap(pdf: FPDF, text: str, width: float) -> list[str]:
+    """``text`` broken into lines of at most ``width`` (mm), as a word processor wraps it."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and pdf.get_string_width(lines[-1] + " " + word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def test_a_table_row_split_by_a_page_break_is_one_row(tmp_path: Path):
+    # a word processor carries the rest of a tall row over to the next page; the next page's
+    # part has an empty first cell, or the rest of a first cell cut inside its text. A new row
+    # at the top of a page (its own label, in capitals) stays a row of its own.
+    pdf = new_pdf()
+    pdf.set_auto_page_break(auto=False)
+    pdf.set_font("Helvetica", size=10)
+    edges = [20.0, 62.0, 125.0, 185.0]
+    criteria = (
+        "Confirmed unauthorized API calls from compromised credentials, scope unclear, or "
+        "credentials exposed publicly on a paste site"
+    )
+    wrapped = _wrap(pdf, criteria, 63 - 3)
+    label = _wrap(pdf, "VPC Flow Logs (data transfer volumes)", 42 - 3)
+    assert len(wrapped) >= 3 and len(label) == 2
+
+    def page(rows: list[list[list[str]]], start: float) -> None:
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=10)
+        top = start
+        for cells in rows:
+            top = _ruled_row(pdf, top, edges, cells)
+
+    header = [["Priority"], ["Criteria"], ["Owner"]]
+    page([header, [["P2 - High"], wrapped[:2], ["IR lead"]]], 240.0)
+    page([[[""], wrapped[2:], [""]], [[label[0]], ["Export"], ["S3"]]], 20.0)
+    page(
+        [[[label[1]], ["to CloudWatch"], [""]], [["Amazon GuardDuty"], ["Findings"], ["SOC"]]], 20.0
+    )
+    page([[["Amazon GuardDuty"], ["Alerts"], ["SOC"]]], 20.0)
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    assert f"P2 - High | {criteria} | IR lead" in lines
+    assert "VPC Flow Logs (data transfer volumes) | Export to CloudWatch | S3" in lines
+    assert "Amazon GuardDuty | Findings | SOC" in lines
+    assert "Amazon GuardDuty | Alerts | SOC" in lines
 
 
 def test_a_single_box_around_text_is_no_table(tmp_path: Path):
