@@ -434,6 +434,33 @@ def _line(runs: list[_Run], number: int, fonts: FontWidths, marks: _MarkIndex) -
     if not body:
         return None
     text = _middle_dots(_join_runs(runs).translate(_RADICALS))
+    size, bold, code = _style(body)
+    first = body[0]
+    word = first_word(text)
+    positioned = [r for r in body if r.x0 == r.x0]
+    x0 = min((r.x0 for r in positioned), default=0.0)
+    return PdfLine(
+        text=text,
+        page=number,
+        y=first.y,
+        x0=x0,
+        x1=max((r.x1 for r in positioned), default=0.0),
+        size=size,
+        bold=bold,
+        first_word_width=(
+            fonts.width(first.font, word, first.em)
+            if first.font is not None and word in first.text
+            else estimate_width(word, first.size)
+        ),
+        symbol_start=first.symbol and len(first.text.strip()) == 1,
+        code=code,
+        drawn_bullet=bool(positioned) and marks.bullet_before(x0, first.y, size),
+    )
+
+
+def _style(body: list[_Run]) -> tuple[float, bool, bool]:
+    """The size that carries most of the characters of some runs of text, whether they are
+    bold (``_BOLD_SHARE`` of them) and whether most are in a code font."""
     sizes: Counter[float] = Counter()
     bold = code = 0
     for run in body:
@@ -442,28 +469,7 @@ def _line(runs: list[_Run], number: int, fonts: FontWidths, marks: _MarkIndex) -
         bold += chars if run.bold else 0
         code += chars if run.code else 0
     total = sum(sizes.values())
-    first = body[0]
-    word = first_word(text)
-    positioned = [r for r in body if r.x0 == r.x0]
-    x0 = min((r.x0 for r in positioned), default=0.0)
-    size = sizes.most_common(1)[0][0]
-    return PdfLine(
-        text=text,
-        page=number,
-        y=first.y,
-        x0=x0,
-        x1=max((r.x1 for r in positioned), default=0.0),
-        size=size,
-        bold=bold >= _BOLD_SHARE * total,
-        first_word_width=(
-            fonts.width(first.font, word, first.em)
-            if first.font is not None and word in first.text
-            else estimate_width(word, first.size)
-        ),
-        symbol_start=first.symbol and len(first.text.strip()) == 1,
-        code=code > total / 2,
-        drawn_bullet=bool(positioned) and marks.bullet_before(x0, first.y, size),
-    )
+    return sizes.most_common(1)[0][0], bold >= _BOLD_SHARE * total, code > total / 2
 
 
 def _cell_text(runs: list[_Run], right: float) -> tuple[str, float]:
@@ -501,30 +507,22 @@ def _row_line(row: Row, cells: list[list[_Run]], number: int) -> PdfLine | None:
     read = [_cell_text(cell, right) for cell, right in zip(cells, row.edges[1:], strict=True)]
     texts = tuple(_middle_dots(text.translate(_RADICALS)) for text, _ in read)
     room = tuple(
-        right - end if cell else right - left
-        for (_, end), cell, left, right in zip(
-            read, cells, row.edges[:-1], row.edges[1:], strict=True
+        right - end if text else right - left
+        for (_, end), text, left, right in zip(
+            read, texts, row.edges[:-1], row.edges[1:], strict=True
         )
     )
-    text = CELL_SEPARATOR.join(texts).strip()
-    sizes: Counter[float] = Counter()
-    bold = code = 0
-    for run in runs:
-        chars = len(run.text.strip())
-        sizes[run.size] += chars
-        bold += chars if run.bold else 0
-        code += chars if run.code else 0
-    total = sum(sizes.values())
+    size, bold, code = _style(runs)
     return PdfLine(
-        text=text,
+        text=CELL_SEPARATOR.join(texts).strip(),
         page=number,
         y=max(r.y for r in runs),
         x0=row.edges[0],
         x1=row.edges[-1],
-        size=sizes.most_common(1)[0][0],
-        bold=bold >= _BOLD_SHARE * total,
+        size=size,
+        bold=bold,
         first_word_width=0.0,
-        code=code > total / 2,
+        code=code,
         cells=texts,
         room=room,
     )
