@@ -34,8 +34,10 @@
    three words or more ending in a colon) set larger than the body, or bold at the body size
    (at least 90 % of its characters), is a heading, unless it is a table row, a callout, a
    piece of a wrapped cell or two sentences (``_looks_like_a_title``); a style (size, weight) that occurs once on the first page as its largest text is
-   the document's title, not a heading (with an outline, the same largest first-page text is the
-   title: ``_cover_title``). A numbered heading's level is its depth (``2.3.1`` is 3,
+   the document's title (with an outline, the same largest first-page text is the title:
+   ``_cover_title``). The title heads the document, as a page's h1 or a Word document's Title
+   style does: it is the first heading, level 1, and every section sits a level below it (a
+   PDF without a title line on its first page has none). A numbered heading's level is its depth (``2.3.1`` is 3,
    章/節/項 1/2/3); any other's is the rank of its style (size, then bold first) among the
    styles used by two headings or more (see ``_style_levels``). A heading set over two lines is
    one heading. A PDF in one font gets the numbered headings of
@@ -1072,12 +1074,18 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
     parts: list[str] = []
     headings: list[Heading] = []
     offset = 0
+    titled = False
     for line, text in _nest_items(blocks):
         if line.heading and parts:
             parts.append("")  # a blank line before each heading
             offset += 1
         if line.heading:
-            headings.append(Heading(line.heading, offset, offset + len(text), text))
+            headings.append(Heading(line.heading + titled, offset, offset + len(text), text))
+        elif line.title and not headings and not titled:
+            # the cover title heads the document, as a page's h1 or a Word document's Title
+            # style does: its sections sit under it
+            headings.append(Heading(1, offset, offset + len(text), text))
+            titled = True
         parts.append(text)
         offset += len(text) + 1
     return "\n".join(parts), tuple(headings)

@@ -93,7 +93,9 @@ __all__ = [
 # sub-sections, not chapters (「1. 新システム準備」 under 「完全システム復旧手順」).
 # 25: PDF: ruled tables read by their cells (a row a line, wrapped cells whole); code lines
 # keep their statements (line pitch by text size); a running line keeps its place on the page.
-CHUNKER_VERSION = 25
+# 26: PDF: the title on the first page heads the document (level 1, sections below it), as
+# a Markdown h1 does; a row a browser's print cuts at a page break is read as a row.
+CHUNKER_VERSION = 26
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -119,6 +119,15 @@ def tree(doc: Document) -> list[tuple[int, str]]:
     return [(h.level, h.title) for h in doc.headings or ()]
 
 
+def sections(doc: Document) -> list[tuple[int, str]]:
+    """The section tree under the document's title, which heads a PDF whose first page shows
+    it (as a page's h1 or a Word document's Title does): levels counted from the sections."""
+    heads = tree(doc)
+    assert heads and heads[0] == (1, doc.title), heads
+    assert all(level > 1 for level, _ in heads[1:]), heads
+    return [(level - 1, title) for level, title in heads[1:]]
+
+
 def section_of(doc: Document, phrase: str) -> tuple[str, ...]:
     """The heading path of the chunk that holds ``phrase``."""
     for chunk in chunk_document(doc, 500, 50):
@@ -149,16 +158,30 @@ def test_outline_gives_headings_levels_and_spans(tmp_path: Path):
     pdf.start_section("Signs of an Incident", level=1)
     write(pdf, "Precursors and indicators differ. " + LOREM)
     doc = load(tmp_path, pdf)
-    assert tree(doc) == [
+    assert sections(doc) == [
         (1, "1 Preparation"),
         (2, "1.1 TOOLS AND FACILITIES"),
         (1, "2 Detection"),
         (2, "Signs of an Incident"),
     ]
-    assert section_of(doc, "jump bags") == ("1 Preparation",)
-    assert section_of(doc, "Forensic workstations") == ("1 Preparation", "1.1 TOOLS AND FACILITIES")
-    assert section_of(doc, "Alerts are triaged") == ("2 Detection",)
-    assert section_of(doc, "Precursors and indicators") == ("2 Detection", "Signs of an Incident")
+    assert section_of(doc, "jump bags") == (
+        doc.title,
+        "1 Preparation",
+    )
+    assert section_of(doc, "Forensic workstations") == (
+        doc.title,
+        "1 Preparation",
+        "1.1 TOOLS AND FACILITIES",
+    )
+    assert section_of(doc, "Alerts are triaged") == (
+        doc.title,
+        "2 Detection",
+    )
+    assert section_of(doc, "Precursors and indicators") == (
+        doc.title,
+        "2 Detection",
+        "Signs of an Incident",
+    )
 
 
 def test_a_cover_title_over_two_lines_is_the_title_of_a_pdf_with_an_outline(tmp_path: Path):
@@ -173,7 +196,7 @@ def test_a_cover_title_over_two_lines_is_the_title_of_a_pdf_with_an_outline(tmp_
     doc = load(tmp_path, pdf)
     assert doc.title == "IRP-Phishing: Credential Phishing in Cloud Mail Environments"
     assert doc.text.startswith("IRP-Phishing: Credential Phishing in Cloud Mail Environments\n")
-    assert tree(doc) == [(1, "Overview")]
+    assert sections(doc) == [(1, "Overview")]
 
 
 def test_a_contents_bookmark_heads_nothing_and_its_children_move_up(tmp_path: Path):
@@ -211,7 +234,7 @@ def test_a_japanese_cover_title_over_two_lines_joins_without_a_space(tmp_path: P
     doc = load(tmp_path, pdf)
     assert doc.title == "対応手順書確認項目"
     assert doc.text.startswith("対応手順書確認項目\n")  # one line of text too
-    assert tree(doc) == [(1, "概要")]
+    assert sections(doc) == [(1, "概要")]
 
 
 def test_a_flat_outline_is_nested_by_its_numbers(tmp_path: Path):
@@ -258,10 +281,13 @@ def test_two_heading_sizes_without_outline(tmp_path: Path):
     write(pdf, "Restore from backups. " + LOREM)
     doc = load(tmp_path, pdf)
     assert doc.title == "Ransomware Response Playbook"
-    assert tree(doc) == [(1, "Containment"), (2, "Network isolation"), (1, "Recovery")]
-    assert section_of(doc, "Unplug the cable") == ("Containment", "Network isolation")
-    assert section_of(doc, "2. Notify the lead") == ("Containment", "Network isolation")
-    assert section_of(doc, "Restore from backups") == ("Recovery",)
+    assert sections(doc) == [(1, "Containment"), (2, "Network isolation"), (1, "Recovery")]
+    assert section_of(doc, "Unplug the cable") == (doc.title, "Containment", "Network isolation")
+    assert section_of(doc, "2. Notify the lead") == (doc.title, "Containment", "Network isolation")
+    assert section_of(doc, "Restore from backups") == (
+        doc.title,
+        "Recovery",
+    )
 
 
 def test_a_short_page_s_one_section_heading_is_above_its_subsections(tmp_path: Path):
@@ -279,8 +305,8 @@ def test_a_short_page_s_one_section_heading_is_above_its_subsections(tmp_path: P
     write(pdf, "Take two working days off after a weekend shift. " + LOREM)
     doc = load(tmp_path, pdf)
     assert doc.title == "On-call Guide"
-    assert tree(doc) == [(1, "Weekend on-call"), (2, "Responsibilities"), (2, "Time off")]
-    assert section_of(doc, "Take two working days") == ("Weekend on-call", "Time off")
+    assert sections(doc) == [(1, "Weekend on-call"), (2, "Responsibilities"), (2, "Time off")]
+    assert section_of(doc, "Take two working days") == (doc.title, "Weekend on-call", "Time off")
 
 
 def test_numbered_headings_in_a_smaller_style_are_subsections_not_chapters(tmp_path: Path):
@@ -300,7 +326,7 @@ def test_numbered_headings_in_a_smaller_style_are_subsections_not_chapters(tmp_p
     write(pdf, "Emergency contacts", 16, "B")
     write(pdf, "Call the on-call administrator first. " + LOREM)
     doc = load(tmp_path, pdf)
-    assert tree(doc) == [
+    assert sections(doc) == [
         (1, "Backup policy"),
         (1, "Disaster recovery"),
         (2, "1. Prepare a new host"),
@@ -308,7 +334,36 @@ def test_numbered_headings_in_a_smaller_style_are_subsections_not_chapters(tmp_p
         (2, "3. Restore the data"),
         (1, "Emergency contacts"),
     ]
-    assert section_of(doc, "Call the on-call administrator") == ("Emergency contacts",)
+    assert section_of(doc, "Call the on-call administrator") == (
+        doc.title,
+        "Emergency contacts",
+    )
+
+
+def test_the_title_on_the_first_page_heads_the_document_as_a_markdown_h1_does(tmp_path: Path):
+    # the same runbook as Markdown (an h1, its lead, two sections) and as a PDF with its title
+    # set large on the first page: the chunks carry the same heading paths, the lead's too
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Ransomware Response Playbook", 22, "B")
+    write(pdf, "This playbook covers encrypted hosts. " + LOREM)
+    write(pdf, "Containment", 16, "B")
+    write(pdf, "Unplug the cable first. " + LOREM)
+    write(pdf, "Recovery", 16, "B")
+    write(pdf, "Restore from backups. " + LOREM)
+    doc = load(tmp_path, pdf)
+    markdown = tmp_path / "playbook.md"
+    markdown.write_text(
+        "# Ransomware Response Playbook\n\nThis playbook covers encrypted hosts. "
+        f"{LOREM}\n\n## Containment\n\nUnplug the cable first. {LOREM}\n\n## Recovery\n\n"
+        f"Restore from backups. {LOREM}\n",
+        encoding="utf-8",
+    )
+    md, _ = load_file(markdown, tmp_path, 10_000_000)
+    assert tree(doc) == [(1, "Ransomware Response Playbook"), (2, "Containment"), (2, "Recovery")]
+    for phrase in ("covers encrypted hosts", "Unplug the cable", "Restore from backups"):
+        assert section_of(doc, phrase) == section_of(md, phrase)
+    assert section_of(doc, "covers encrypted hosts") == ("Ransomware Response Playbook",)
 
 
 def test_a_title_over_two_lines_is_one_title_not_two_headings(tmp_path: Path):
@@ -327,8 +382,11 @@ def test_a_title_over_two_lines_is_one_title_not_two_headings(tmp_path: Path):
     write(pdf, "Release only after the lead approves. " + LOREM)
     doc = load(tmp_path, pdf)
     assert doc.title == "EDR Operations Guide Incident Response Edition"
-    assert tree(doc) == [(1, "Isolating a host"), (1, "Releasing a host")]
-    assert section_of(doc, "Release only after") == ("Releasing a host",)
+    assert sections(doc) == [(1, "Isolating a host"), (1, "Releasing a host")]
+    assert section_of(doc, "Release only after") == (
+        doc.title,
+        "Releasing a host",
+    )
 
 
 def test_a_bold_sentence_heading_wrapped_over_lines_is_one_heading(tmp_path: Path):
@@ -778,9 +836,9 @@ def test_japanese_lines_join_without_a_space(tmp_path: Path, font: Path):
     write(pdf, "Contact the SOC lead by phone. " + LOREM, family="wb")
     doc = load(tmp_path, pdf)
     assert JA_PARAGRAPH in doc.text
-    assert tree(doc) == [(1, "1. 目的"), (1, "2. 連絡先")]
+    assert sections(doc) == [(1, "1. 目的"), (1, "2. 連絡先")]
     assert doc.title == "対応手順書"
-    assert section_of(doc, "揮発性の情報") == ("1. 目的",)
+    assert section_of(doc, "揮発性の情報") == (doc.title, "1. 目的")
     assert "Contact the SOC lead by phone. " + LOREM in doc.text
 
 
@@ -889,7 +947,7 @@ def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path: Path, f
     write(pdf, JA_PARAGRAPH, family="wb")
     doc = load(tmp_path, pdf)
     assert doc.title == "対応手順書"
-    assert tree(doc) == [(1, "1. 目的"), (1, "目的と範囲")]
+    assert sections(doc) == [(1, "1. 目的"), (1, "目的と範囲")]
 
 
 def test_code_in_a_smaller_monospaced_font_does_not_set_the_body_size(tmp_path: Path):
@@ -926,7 +984,7 @@ def test_a_bold_japanese_heading_may_open_on_a_lower_case_word(tmp_path: Path, f
     write(pdf, "and applications", 11, family="wbb")
     write(pdf, JA_PARAGRAPH, family="wb")
     doc = load(tmp_path, pdf)
-    assert tree(doc) == [(1, "概要"), (2, "cron対応手順")]
+    assert sections(doc) == [(1, "概要"), (2, "cron対応手順")]
 
 
 def test_table_rows_stay_one_per_line(tmp_path: Path):
@@ -1198,11 +1256,11 @@ def test_pdf_without_text_is_refused_in_japanese(tmp_path: Path):
 @pytest.mark.parametrize("name", ["pdf-incident-triage.pdf", "pdf-cloud-account-compromise.pdf"])
 def test_sample_pdfs_keep_their_numbered_headings(name: str):
     doc, _ = load_file(SAMPLE_RUNBOOKS / name, SAMPLE_RUNBOOKS, 10_000_000)
-    levels = dict(tree(doc))
-    titles = [t for _, t in tree(doc)]
+    levels = dict(sections(doc))  # under the title, which heads the document
+    titles = [t for _, t in sections(doc)]
     assert "1. 目的" in titles and "6. 注意事項" in titles
-    assert all(t[0].isdigit() for t in titles)  # the title and the metadata line are not headings
-    for level, title in tree(doc):
+    assert all(t[0].isdigit() for t in titles)  # the metadata line is no heading
+    for level, title in sections(doc):
         assert level == title.split(" ")[0].rstrip(".").count(".") + 1, title
     assert levels
     assert not doc.text.startswith("1.")  # the title line stays before the first heading
@@ -1398,6 +1456,7 @@ def test_a_wiki_page_printed_by_chromium_keeps_its_title_headings_and_middle_dot
     doc, _ = load_file(pdf, tmp_path, 10_000_000)
     assert doc.title == "セキュリティオペレーションのオンコールガイド"
     assert ["".join(h.title.split()) for h in doc.headings or ()] == [
+        "セキュリティオペレーションのオンコールガイド",  # the page's title heads it
         "SIRTのオンコール",
         "週末",
         "週末オンコールの責任",
@@ -1406,7 +1465,7 @@ def test_a_wiki_page_printed_by_chromium_keeps_its_title_headings_and_middle_dot
         "SIRTのページング",
         "マネージャー",
     ], doc.text
-    assert [h.level for h in doc.headings or ()] == [1, 2, 3, 3, 1, 1, 2]
+    assert [h.level for h in doc.headings or ()] == [1, 2, 3, 4, 4, 2, 2, 3]
     assert "- 会議にコマンダーがいませんか?" in doc.text.splitlines()
     assert "フォロー・ザ・サン" in doc.text
     assert "代替の連絡手段" in doc.text and "\u2027" not in doc.text
