@@ -164,4 +164,37 @@ def ruled_rows(rules: Rules) -> list[Row]:
                         xs.append(v.at)
                 if len(xs) >= 3:
                     rows.append(Row(top, bottom, tuple(xs)))
-    return rows
+    # a row a page break cuts: a browser draws no border at the break, and the table's vertical
+    # rules run on from its last (or first) horizontal rule to the edge of the page's text
+    for level, down in ((levels[-1], True), (levels[0], False)):
+        row = _open_row(horizontal, vertical, level, down=down)
+        if row is not None:
+            rows.append(row)
+    return sorted(rows, key=lambda r: -r.top)
+
+
+def _open_row(
+    horizontal: list[_Segment], vertical: list[_Segment], level: float, *, down: bool
+) -> Row | None:
+    """The row below the lowest horizontal rule (``down``) or above the highest one that the
+    table's vertical rules, three or more, draw without a rule to close it."""
+    for rule in (h for h in horizontal if abs(h.at - level) <= _SAME):
+        xs: list[float] = []
+        ends: list[float] = []
+        for v in vertical:
+            if not rule.low - _SAME <= v.at <= rule.high + _SAME:
+                continue
+            if down and v.high >= level - _SAME and v.low < level - _MIN_RULE:
+                end = v.low
+            elif not down and v.low <= level + _SAME and v.high > level + _MIN_RULE:
+                end = v.high
+            else:
+                continue
+            if not xs or v.at - xs[-1] > _SAME:
+                xs.append(v.at)
+                ends.append(end)
+        if len(xs) >= 3:
+            if down:
+                return Row(level, max(ends), tuple(xs))
+            return Row(min(ends), level, tuple(xs))
+    return None

@@ -1428,6 +1428,27 @@ def test_a_table_printed_by_chromium_reads_one_row_a_line_with_its_cells_whole(t
     assert "表にない場合は統括室が判断します。" in lines
 
 
+def test_a_table_row_a_browser_print_cuts_at_a_page_break_is_one_row(tmp_path: Path):
+    """Chromium splits a tall row at the page break and draws no border there: the columns'
+    rules run on to the edge of the page's text, and the row goes on on the next page."""
+    criteria = " ".join(
+        ["Confirmed unauthorized API calls from compromised credentials, scope unclear."] * 6
+    )
+    body = (
+        "<style>table{border-collapse:collapse;width:30em}td{border:1px solid #999;"
+        "padding:.3em .6em}</style><div style='height:21cm'>Severity levels follow.</div>"
+        f"<table><tr><td>Priority</td><td>Criteria</td></tr><tr><td>P2 high</td>"
+        f"<td>{criteria}</td></tr><tr><td>P3</td><td>Anomalous access.</td></tr></table>"
+        "<p>After the table.</p>"
+    )
+    pdf = _chromium_pdf(tmp_path, body)
+    assert len(PdfReader(pdf).pages) == 2  # the row is cut by the page break
+    doc, _ = load_file(pdf, tmp_path, 10_000_000)
+    lines = doc.text.splitlines()
+    assert f"P2 high | {criteria}" in lines
+    assert "P3 | Anomalous access." in lines
+
+
 def test_a_wiki_page_printed_by_chromium_keeps_its_title_headings_and_middle_dots(tmp_path: Path):
     """Chromium embeds Noto CJK as Type 3 fonts, named only in their descriptors: an h4 (bold, in
     the body's size) is a heading by that weight. A bold phrase wrapped over whole lines of a
