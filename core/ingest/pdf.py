@@ -32,7 +32,8 @@
    a line of code is never a heading; a short line (at most 120 characters, not ending in a comma, colon, semicolon,
    ``!`` or a sentence-ending period; a question may be a heading, and so may a bold clause of
    three words or more ending in a colon) set larger than the body, or bold at the body size
-   (at least 90 % of its characters), is a heading, unless it is a table row, a callout, a
+   (at least 90 % of its characters) and starting at the text's left edge (an indented bold
+   line is a callout's title or a quoted line), is a heading, unless it is a table row, a callout, a
    piece of a wrapped cell or two sentences (``_looks_like_a_title``); a style (size, weight) that occurs once on the first page as its largest text is
    the document's title (with an outline, the same largest first-page text is the title:
    ``_cover_title``). The title heads the document, as a page's h1 or a Word document's Title
@@ -626,6 +627,7 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
     if not sizes:
         return
     body_size = sizes.most_common(1)[0][0]
+    left = _left_edges(body, body_size)
 
     def style(line: PdfLine) -> tuple[float, bool] | None:
         text = line.text.strip()
@@ -652,6 +654,8 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
         if larger:
             return (size, line.bold)
         if line.bold and abs(size - body_size) < 0.75 and _key(text):
+            if line.x0 > left.get(line.page, line.x0) + _INDENT_EM * body_size:
+                return None  # set in from the text's edge: a callout's title, a quoted line
             return (size, True)
         return None
 
@@ -685,6 +689,25 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
     for line in body:  # one font: numbering is all there is
         if not line.title:
             line.heading = pdf_heading_level(line.text)
+
+
+_INDENT_EM = 0.8
+
+
+def _left_edges(body: list[PdfLine], body_size: float) -> dict[int, float]:
+    """Where each page's text starts: the leftmost edge two lines at the body size or more
+    start at (pages of a book have mirrored margins; a page may hold more quoted or listed
+    lines than running text)."""
+    edges: dict[int, Counter[float]] = {}
+    for line in body:
+        if abs(line.size - body_size) < 0.75 and line.x1 > line.x0:
+            edges.setdefault(line.page, Counter())[round(line.x0)] += 1
+    out: dict[int, float] = {}
+    for page, counts in edges.items():
+        shared = [x for x, n in counts.items() if n >= 2]
+        if shared:
+            out[page] = min(shared)
+    return out
 
 
 def _wrapped_lines(pages: list[list[PdfLine]], styled: set[int]) -> set[int]:

@@ -1449,6 +1449,25 @@ def test_a_table_row_a_browser_print_cuts_at_a_page_break_is_one_row(tmp_path: P
     assert "P3 | Anomalous access." in lines
 
 
+def test_a_callout_s_bold_title_printed_by_chromium_is_no_heading(tmp_path: Path):
+    """A wiki callout (a quote box set in from the text's edge) opens on a bold line at the body
+    size, as an h4 heading does; set in, it is the callout's title, not a section."""
+    body = (
+        "<style>body{font-family:'Noto Sans CJK JP'}blockquote{border-left:3px solid #48c;"
+        "margin-left:0;padding-left:1em}</style>"
+        f"<h2>インシデント対応中</h2><p>{JA_PARAGRAPH}</p>"
+        "<blockquote><p><strong>セキュリティインシデント？</strong></p>"
+        "<p>セキュリティインシデントの場合は別の手順に従ってください。</p></blockquote>"
+        f"<h4>インシデントコマンダーの手順</h4><p>{JA_PARAGRAPH}</p>"
+        f"<h4>書記の手順</h4><p>{JA_PARAGRAPH}</p>"
+    )
+    doc, _ = load_file(_chromium_pdf(tmp_path, body), tmp_path, 10_000_000)
+    titles = [t for _, t in tree(doc)]
+    assert "インシデントコマンダーの手順" in titles and "書記の手順" in titles, titles
+    assert not any("セキュリティインシデント" in t for t in titles), titles
+    assert "セキュリティインシデント?" in doc.text or "セキュリティインシデント？" in doc.text
+
+
 def test_a_wiki_page_printed_by_chromium_keeps_its_title_headings_and_middle_dots(tmp_path: Path):
     """Chromium embeds Noto CJK as Type 3 fonts, named only in their descriptors: an h4 (bold, in
     the body's size) is a heading by that weight. A bold phrase wrapped over whole lines of a
