@@ -38,8 +38,9 @@
    the document's title (with an outline, the same largest first-page text is the title:
    ``_cover_title``). The title heads the document, as a page's h1 or a Word document's Title
    style does: it is the first heading, level 1, and every section sits a level below it (a
-   PDF without a title line on its first page has none). A numbered heading's level is its depth (``2.3.1`` is 3,
-   章/節/項 1/2/3); any other's is the rank of its style (size, then bold first) among the
+   PDF without a title line on its first page has none). A numbered heading's level is its
+   depth (``2.3.1`` is 3, 章/節/項 1/2/3; one more under a title); any other's is the rank of
+   its style (size, then bold first) among the
    styles used by two headings or more (see ``_style_levels``). A heading set over two lines is
    one heading. A PDF in one font gets the numbered headings of
    ``core.text.chunking.pdf_heading_level``.

@@ -5,9 +5,9 @@ position; the runs are grouped into lines carrying their page, baseline, left an
 (run widths from the font's metrics, see ``FontWidths``), dominant size and weight. A gap of more
 than ``_CELL_GAP_EM`` between two runs of a line is a table cell boundary and becomes ``" | "``;
 a smaller gap with no blank at the junction becomes a space (after a list's number set on its
-own, "10.", any gap does: a word processor tabs the item's text close to it). A line knows whether it is set in
-a code font for the most part (``code``), and Kangxi radicals that a CJK font's /ToUnicode
-table gives for some ideographs read as those ideographs.
+own, "10.", any gap does: a word processor tabs the item's text close to it). A line knows
+whether it is set in a code font for the most part (``code``), and Kangxi radicals that a CJK
+font's /ToUnicode table gives for some ideographs read as those ideographs.
 
 A list bullet that is drawn, not written (Chromium draws a ``disc`` or ``circle`` marker as a
 path; no character of the text says "item"), is found from the page's paths: a small round or

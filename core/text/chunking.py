@@ -94,7 +94,8 @@ __all__ = [
 # 25: PDF: ruled tables read by their cells (a row a line, wrapped cells whole); code lines
 # keep their statements (line pitch by text size); a running line keeps its place on the page.
 # 26: PDF: the title on the first page heads the document (level 1, sections below it), as
-# a Markdown h1 does; a row a browser's print cuts at a page break is read as a row.
+# a Markdown h1 does; a row a browser's print cuts at a page break is read as a row; an
+# indented bold line (a callout's title) is no heading.
 CHUNKER_VERSION = 26
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
