@@ -32,8 +32,8 @@
    a line of code is never a heading; a short line (at most 120 characters, not ending in a comma, colon, semicolon,
    ``!`` or a sentence-ending period; a question may be a heading, and so may a bold clause of
    three words or more ending in a colon) set larger than the body, or bold at the body size
-   (at least 90 % of its characters) and starting at the text's left edge (an indented bold
-   line is a callout's title or a quoted line), is a heading, unless it is a table row, a callout, a
+   (at least 90 % of its characters) and starting at the text's left edge or numbered (an
+   indented bold line is a callout's title or a quoted line), is a heading, unless it is a table row, a callout, a
    piece of a wrapped cell or two sentences (``_looks_like_a_title``); a style (size, weight) that occurs once on the first page as its largest text is
    the document's title (with an outline, the same largest first-page text is the title:
    ``_cover_title``). The title heads the document, as a page's h1 or a Word document's Title
@@ -655,8 +655,11 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
         if larger:
             return (size, line.bold)
         if line.bold and abs(size - body_size) < 0.75 and _key(text):
-            if line.x0 > left.get(line.page, line.x0) + _INDENT_EM * body_size:
-                return None  # set in from the text's edge: a callout's title, a quoted line
+            indented = line.x0 > left.get(line.page, line.x0) + _INDENT_EM * body_size
+            if indented and not _HEADING_NUMBER.match(text):
+                # set in from the text's edge: a callout's title, a quoted line (a numbered
+                # question of an FAQ, set in as a list is, still heads its answer)
+                return None
             return (size, True)
         return None
 

@@ -96,7 +96,8 @@ __all__ = [
 # 26: PDF: the title on the first page heads the document (level 1, sections below it), as
 # a Markdown h1 does; a row a browser's print cuts at a page break is read as a row; an
 # indented bold line (a callout's title) is no heading.
-CHUNKER_VERSION = 26
+# 27: PDF: a numbered bold question set in as a list is (an FAQ) still heads its answer.
+CHUNKER_VERSION = 27
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -463,6 +463,30 @@ def test_bold_body_size_headings_rank_below_larger_ones(tmp_path: Path):
     assert section_of(doc, "known-good image") == ("Eradication", "Rebuilding hosts")
 
 
+def test_numbered_questions_set_in_as_a_list_still_head_their_answers(tmp_path: Path):
+    # an FAQ whose bold questions are numbered and set in as a list is (NIST SP 800-61's
+    # appendix); an unnumbered bold line set in the same way is a callout's title, no heading
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Frequently Asked Questions", 16, "B")
+    write(pdf, LOREM)
+    for number, question in enumerate(("What is an incident?", "Who handles it?"), 1):
+        pdf.set_x(30)
+        pdf.set_font("Helvetica", style="B", size=11)
+        pdf.multi_cell(0, 5.5, f"{number}. {question}", new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(2)
+        write(pdf, LOREM)
+    pdf.set_x(30)
+    pdf.set_font("Helvetica", style="B", size=11)
+    pdf.multi_cell(0, 5.5, "Before you call the hotline", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(2)
+    write(pdf, LOREM)
+    doc = load(tmp_path, pdf)
+    titles = [t for _, t in tree(doc)]
+    assert "1. What is an incident?" in titles and "2. Who handles it?" in titles, titles
+    assert "Before you call the hotline" not in titles
+
+
 def test_appendices_and_numbered_questions_nest_without_outline(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
