@@ -212,7 +212,7 @@ class _Mark:
 _MAX_MARK = 12.0
 _PATH_POINTS = {b"m": 2, b"l": 2, b"c": 6, b"v": 4, b"y": 4}
 _PAINT = frozenset((b"f", b"F", b"f*", b"S", b"s", b"B", b"B*", b"b", b"b*"))
-_PATH_OPERATORS = frozenset((*_PATH_POINTS, b"re", b"n", *_PAINT))
+_PATH_OPERATORS = frozenset((*_PATH_POINTS, b"re", b"h", b"n", *_PAINT))
 
 
 class _Marks:

@@ -57,7 +57,7 @@ class Row:
 class Rules:
     """The rules painted on a page, from the operators pypdf visits.
 
-    Stroked straight segments (``m``/``l``, and the sides of a stroked ``re``) and filled thin
+    Stroked straight segments (``m``/``l``/``h``, and the sides of a stroked ``re``) and filled thin
     rectangles, both at least ``_MIN_RULE`` long and axis-aligned. Curves and other paths only
     end the current subpath.
     """
@@ -68,6 +68,7 @@ class Rules:
         self._lines: list[tuple[float, float, float, float]] = []
         self._boxes: list[tuple[float, float, float, float]] = []
         self._point: tuple[float, float] | None = None
+        self._start: tuple[float, float] | None = None  # where the current subpath began
 
     @staticmethod
     def _page(cm: Any, x: float, y: float) -> tuple[float, float]:
@@ -76,7 +77,11 @@ class Rules:
     def visit(self, op: bytes, args: Any, cm: Any, tm: Any) -> None:
         try:
             if op == b"m" and len(args) >= 2:
-                self._point = self._page(cm, float(args[0]), float(args[1]))
+                self._point = self._start = self._page(cm, float(args[0]), float(args[1]))
+            elif op == b"h":  # closepath: a segment back to where the subpath began
+                if self._point is not None and self._start is not None:
+                    self._lines.append((*self._point, *self._start))
+                self._point = self._start
             elif op == b"l" and len(args) >= 2:
                 point = self._page(cm, float(args[0]), float(args[1]))
                 if self._point is not None:
@@ -117,7 +122,7 @@ class Rules:
                     self._add((x0 + x1) / 2, y0, (x0 + x1) / 2, y1)
         self._lines.clear()
         self._boxes.clear()
-        self._point = None
+        self._point = self._start = None
 
     def _add(self, x0: float, y0: float, x1: float, y1: float) -> None:
         if abs(y1 - y0) <= 0.5 and abs(x1 - x0) >= _MIN_RULE:

@@ -97,7 +97,8 @@ __all__ = [
 # a Markdown h1 does; a row a browser's print cuts at a page break is read as a row; an
 # indented bold line (a callout's title) is no heading.
 # 27: PDF: a numbered bold question set in as a list is (an FAQ) still heads its answer.
-CHUNKER_VERSION = 27
+# 28: PDF: a closepath (``h``) draws a table's rule too (cell borders as closed paths).
+CHUNKER_VERSION = 28
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -1126,6 +1126,27 @@ def test_a_table_row_split_by_a_page_break_is_one_row(tmp_path: Path):
     assert "Amazon GuardDuty | Alerts | SOC" in lines
 
 
+def test_a_table_drawn_cell_by_cell_as_closed_paths_is_read_by_its_cells(tmp_path: Path):
+    # each cell's border one closed path (m l l l h S): the side that closes it is a rule too
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    rows = [("Sev1", ["Critical service down for", "all customers"]), ("Sev2", ["One host"])]
+    top = 30.0
+    for label, lines in rows:
+        bottom = top + 5.0 * len(lines) + 2
+        for left, right in ((20.0, 50.0), (50.0, 110.0)):
+            pdf.polygon([(left, top), (right, top), (right, bottom), (left, bottom)], style="D")
+        pdf.text(21.5, top + 4.5, label)
+        for number, line in enumerate(lines):
+            pdf.text(51.5, top + 4.5 + 5.0 * number, line)
+        top = bottom
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    assert "Sev1 | Critical service down for all customers" in lines
+    assert "Sev2 | One host" in lines
+
+
 def test_a_single_box_around_text_is_no_table(tmp_path: Path):
     # a note in a frame: two vertical rules, one column; its lines are a paragraph
     pdf = new_pdf()
