@@ -8,7 +8,8 @@
    roman numeral folded occurs in the same zone, as far from the page's edge (within its size),
    on at least 40 % of the pages (and two pages), or when it is a page number on its own (``4``,
    ``iv``, ``- 4 -``, ``Page 3 of 10``, ``3 / 10``). A list step that ends one page and starts
-   the next, the same text but its number, is text.
+   the next, the same text but its number, is text, and so are a ruled table's rows that
+   differ in their numbers (dates in a schedule) unless a cell holds the page's number.
    A ruled table's row that a page break splits is one row again (``_join_split_rows``).
 3. **Tables of contents.** A line ending in a page number after a dotted leader
    (``Title ........ 12``) is a contents entry; after a heading line named 目次 / Contents /
@@ -229,13 +230,27 @@ def _drop_running_lines(pages: list[list[PdfLine]], boxes: list[tuple[float, flo
             offsets = sorted(offset for _, offset in group)
             middle = offsets[len(offsets) // 2]
             near = [ln for ln, off in group if abs(off - middle) <= max(ln.size, 2.0)]
-            if len({ln.page for ln in near}) >= needed:
+            if len({ln.page for ln in near}) >= needed and _repeats(near):
                 running.update(id(ln) for ln in near)
     for found in margins:
         for line, _, _ in found:
             text = line.text.strip()
             if _PAGE_NUMBER.fullmatch(text) or _print_stamp(text) or id(line) in running:
                 line.flags.add("running")
+
+
+def _repeats(lines: list[PdfLine]) -> bool:
+    """Whether lines alike but for their numbers are one running line: a table's rows only when
+    they are the same row (a header table with the page's number in a cell, or a header row
+    repeated on every page), not rows of dates or counts that happen to open every page."""
+    if not any(line.cells for line in lines):
+        return True
+    if len({line.text for line in lines}) == 1:
+        return True
+    return all(
+        any(_PAGE_NUMBER.fullmatch(cell.strip()) for cell in line.cells if cell.strip())
+        for line in lines
+    )
 
 
 # --- table rows split by a page break ---------------------------------------------------------

@@ -98,7 +98,9 @@ __all__ = [
 # indented bold line (a callout's title) is no heading.
 # 27: PDF: a numbered bold question set in as a list is (an FAQ) still heads its answer.
 # 28: PDF: a closepath (``h``) draws a table's rule too (cell borders as closed paths).
-CHUNKER_VERSION = 28
+# 29: PDF: ruled table rows that differ in their numbers (a schedule's dates opening every
+# page) are no running line unless a cell holds the page's number.
+CHUNKER_VERSION = 29
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

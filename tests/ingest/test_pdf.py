@@ -669,6 +669,31 @@ def test_running_header_footer_label_and_page_numbers_are_removed(tmp_path: Path
     assert not any(line.strip().isdigit() for line in doc.text.splitlines())
 
 
+def test_schedule_rows_opening_every_page_are_text_and_a_header_table_is_not(tmp_path: Path):
+    # a roster table runs over three pages: each page opens on a row that differs from the
+    # others only in its date (folded, the same text at the same place), which is data; the
+    # header drawn as a table with the page's number in a cell is a running header
+    pdf = new_pdf()
+    pdf.set_auto_page_break(auto=False)
+    edges = [20.0, 60.0, 100.0, 190.0]
+    for number in range(1, 4):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=8)
+        _ruled_row(pdf, 8.0, edges, [["ACME IR Plan"], ["Rev 2"], [f"{number} / 3"]])
+        pdf.set_font("Helvetica", size=10)
+        top = 30.0
+        for day in range(4):
+            date = f"2026-05-{10 * number + day:02d}"
+            top = _ruled_row(pdf, top, edges, [[date], ["09:00"], ["Duty manager on call"]])
+        pdf.set_y(top + 5)
+        write(pdf, LOREM)
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    for number in range(1, 4):
+        assert f"2026-05-{10 * number:02d} | 09:00 | Duty manager on call" in lines
+    assert "ACME IR Plan" not in doc.text
+
+
 def test_roman_page_numbers_in_the_margin_are_removed(tmp_path: Path):
     class Roman(FPDF):
         def footer(self) -> None:
