@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.ingest.pdf_tables import Row, Rules, ruled_rows
+from core.ingest.pdf_tables import Row, Rules, page_point, ruled_rows
 from core.schemas.documents import CELL_SEPARATOR
 
 __all__ = [
@@ -226,8 +226,9 @@ class _Marks:
         self._ys: list[float] = []
 
     def _point(self, cm: Any, x: float, y: float) -> None:
-        self._xs.append(cm[0] * x + cm[2] * y + cm[4])
-        self._ys.append(cm[1] * x + cm[3] * y + cm[5])
+        px, py = page_point(cm, x, y)
+        self._xs.append(px)
+        self._ys.append(py)
 
     def visit(self, op: bytes, args: Any, cm: Any, tm: Any) -> None:
         try:
@@ -479,13 +480,10 @@ def _cell_text(runs: list[_Run], right: float) -> tuple[str, float]:
     in the cell) and is kept apart by a space. With the text, where its last line ends."""
     pieces: list[list[_Run]] = []
     for run in runs:
-        last = pieces[-1][-1] if pieces else None
-        if last is None or abs(run.y - last.y) > 0.5 * max(run.size, last.size):
+        if pieces and _on_line_of(run, pieces[-1][-1]):
+            pieces[-1].append(run)
+        else:
             pieces.append([run])
-            continue
-        if run.x0 <= last.x0:
-            _continue_from(run, last)
-        pieces[-1].append(run)
     text, end = "", 0.0
     for piece in pieces:
         part = _join_runs(piece).replace(CELL_SEPARATOR, " ").strip()
@@ -543,6 +541,16 @@ def _cell_of(rows: list[Row], run: _Run, last: tuple[int, int] | None) -> tuple[
     return None
 
 
+def _on_line_of(run: _Run, last: _Run) -> bool:
+    """Whether ``run`` goes on the line of ``last`` (its baseline within half a size). One
+    that does not start after ``last`` is placed after it (``_continue_from``)."""
+    if abs(run.y - last.y) > 0.5 * max(run.size, last.size):
+        return False
+    if run.x0 <= last.x0:
+        _continue_from(run, last)
+    return True
+
+
 def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
     """The page's lines in reading order; a row of a ruled table is one line of cells, where
     the row's first piece of text comes."""
@@ -579,10 +587,8 @@ def page_lines(page: Any, number: int, fonts: FontWidths) -> list[PdfLine]:
         last_cell = None
         if current and run.text.strip():
             last = next((r for r in reversed(current) if r.text.strip()), None)
-            if last is not None and abs(run.y - last.y) > 0.5 * max(run.size, last.size):
+            if last is not None and not _on_line_of(run, last):
                 close()
-            elif last is not None and run.x0 <= last.x0:
-                _continue_from(run, last)
         current.append(run)
     close()
     for row, at in slots.items():

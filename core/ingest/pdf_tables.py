@@ -20,7 +20,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Row", "Rules", "ruled_rows"]
+__all__ = ["Row", "Rules", "page_point", "ruled_rows"]
 
 _MIN_RULE = 6.0  # points: shorter strokes are marks, ticks or glyph-like drawings
 _THIN = 2.0  # points: a filled rectangle at most this thick is a rule
@@ -70,26 +70,22 @@ class Rules:
         self._point: tuple[float, float] | None = None
         self._start: tuple[float, float] | None = None  # where the current subpath began
 
-    @staticmethod
-    def _page(cm: Any, x: float, y: float) -> tuple[float, float]:
-        return cm[0] * x + cm[2] * y + cm[4], cm[1] * x + cm[3] * y + cm[5]
-
     def visit(self, op: bytes, args: Any, cm: Any, tm: Any) -> None:
         try:
             if op == b"m" and len(args) >= 2:
-                self._point = self._start = self._page(cm, float(args[0]), float(args[1]))
+                self._point = self._start = page_point(cm, float(args[0]), float(args[1]))
             elif op == b"h":  # closepath: a segment back to where the subpath began
                 if self._point is not None and self._start is not None:
                     self._lines.append((*self._point, *self._start))
                 self._point = self._start
             elif op == b"l" and len(args) >= 2:
-                point = self._page(cm, float(args[0]), float(args[1]))
+                point = page_point(cm, float(args[0]), float(args[1]))
                 if self._point is not None:
                     self._lines.append((*self._point, *point))
                 self._point = point
             elif op == b"re" and len(args) >= 4:
                 x, y, w, h = (float(a) for a in args[:4])
-                corners = [self._page(cm, x, y), self._page(cm, x + w, y + h)]
+                corners = [page_point(cm, x, y), page_point(cm, x + w, y + h)]
                 xs, ys = [c[0] for c in corners], [c[1] for c in corners]
                 self._boxes.append((min(xs), min(ys), max(xs), max(ys)))
                 self._point = None
@@ -131,6 +127,11 @@ class Rules:
             self.vertical.append(_Segment((x0 + x1) / 2, min(y0, y1), max(y0, y1)))
 
 
+def page_point(cm: Any, x: float, y: float) -> tuple[float, float]:
+    """A point of a path in page space: through the current transformation matrix ``cm``."""
+    return cm[0] * x + cm[2] * y + cm[4], cm[1] * x + cm[3] * y + cm[5]
+
+
 def _merged(segments: list[_Segment]) -> list[_Segment]:
     """Collinear rules that touch or overlap as one (a row's border drawn cell by cell)."""
     out: list[_Segment] = []
@@ -156,19 +157,15 @@ def ruled_rows(rules: Rules) -> list[Row]:
             continue
         uppers = [h for h in horizontal if abs(h.at - top) <= _SAME]
         lowers = [h for h in horizontal if abs(h.at - bottom) <= _SAME]
+        spanning = [v for v in vertical if v.low <= bottom + _SAME and v.high >= top - _SAME]
         for upper in uppers:
             for lower in lowers:
                 low, high = max(upper.low, lower.low), min(upper.high, lower.high)
                 if high - low < _MIN_RULE:
                     continue
-                xs: list[float] = []
-                for v in vertical:
-                    inside = low - _SAME <= v.at <= high + _SAME
-                    spans = v.low <= bottom + _SAME and v.high >= top - _SAME
-                    if inside and spans and (not xs or v.at - xs[-1] > _SAME):
-                        xs.append(v.at)
-                if len(xs) >= 3:
-                    rows.append(Row(top, bottom, tuple(xs)))
+                columns = _columns(spanning, low, high)
+                if len(columns) >= 3:
+                    rows.append(Row(top, bottom, tuple(v.at for v in columns)))
     # a row a page break cuts: a browser draws no border at the break, and the table's vertical
     # rules run on from its last (or first) horizontal rule to the edge of the page's text
     for level, down in ((levels[-1], True), (levels[0], False)):
@@ -184,22 +181,24 @@ def _open_row(
     """The row below the lowest horizontal rule (``down``) or above the highest one that the
     table's vertical rules, three or more, draw without a rule to close it."""
     for rule in (h for h in horizontal if abs(h.at - level) <= _SAME):
-        xs: list[float] = []
-        ends: list[float] = []
-        for v in vertical:
-            if not rule.low - _SAME <= v.at <= rule.high + _SAME:
-                continue
-            if down and v.high >= level - _SAME and v.low < level - _MIN_RULE:
-                end = v.low
-            elif not down and v.low <= level + _SAME and v.high > level + _MIN_RULE:
-                end = v.high
-            else:
-                continue
-            if not xs or v.at - xs[-1] > _SAME:
-                xs.append(v.at)
-                ends.append(end)
-        if len(xs) >= 3:
+        if down:  # from the rule (or above it) on down past it
+            running = [v for v in vertical if v.high >= level - _SAME and v.low < level - _MIN_RULE]
+        else:
+            running = [v for v in vertical if v.low <= level + _SAME and v.high > level + _MIN_RULE]
+        columns = _columns(running, rule.low, rule.high)
+        if len(columns) >= 3:
+            edges = tuple(v.at for v in columns)
             if down:
-                return Row(level, max(ends), tuple(xs))
-            return Row(min(ends), level, tuple(xs))
+                return Row(level, max(v.low for v in columns), edges)
+            return Row(min(v.high for v in columns), level, edges)
     return None
+
+
+def _columns(vertical: list[_Segment], low: float, high: float) -> list[_Segment]:
+    """The vertical rules between ``low`` and ``high``, left to right, one for each column edge
+    (rules closer than ``_SAME`` are one edge)."""
+    out: list[_Segment] = []
+    for v in vertical:
+        if low - _SAME <= v.at <= high + _SAME and (not out or v.at - out[-1].at > _SAME):
+            out.append(v)
+    return out
