@@ -50,7 +50,10 @@
    1.3 times the line pitch of that size (or the line starts the next page: see ``_Pitch``), an
    indented line of code does not start it, and the first
    line was wrapped: the next line's first word would not have fit before the right edge (of the
-   page, or of a narrower column: see ``_right_edges``). A Japanese line's first "word" is
+   page, or of a narrower column or box: see ``_right_edges``). On a page set in two columns
+   (``core.ingest.pdf_columns``) the edge is the line's column's, the right column's first line
+   may go on the left column's last (a paragraph, an item or a table row the column's foot
+   breaks), and list items nest by their indent from their column's edge. A Japanese line's first "word" is
    its first character with those that may not open a line (「は、」: 行頭禁則) and the Latin
    runs glued to them (「は、https://…」: no break between the scripts), and a line
    ending in a Japanese character inside a sentence may end up to two characters early
@@ -82,9 +85,11 @@ import functools
 import io
 import itertools
 import logging
+import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -95,6 +100,7 @@ from core.ingest.contents import (
     is_contents_title,
     is_leader_entry,
 )
+from core.ingest.pdf_columns import COLUMN_TOP, assign_columns, relative_x0
 from core.ingest.pdf_lines import (
     FontWidths,
     PdfLine,
@@ -259,25 +265,24 @@ def _repeats(lines: list[PdfLine]) -> bool:
 def _join_split_rows(pages: list[list[PdfLine]]) -> None:
     """A ruled table's row that a page break splits is one row.
 
-    The last line of a page (before its footer) and the first of the next (after its header)
-    are rows of a table as wide, with as many cells, and a cell of the first ends its page
-    with no room for the first word its part on the next page starts with: a word processor
+    The last line of a page (before its footer) and the first of the next (after its header),
+    or the last of a left column and the first of the right one (``_breaks``), are rows of a
+    table as wide, with as many cells, and a cell of the first ends its page (or column) with no
+    room for the first word its part on the next page starts with: a word processor
     carried the rest of the row over (「P2 — High | Confirmed … scope」 / 「 | unclear, or
     credential exposed publicly」; "VPC Flow Logs (data" / "transfer volumes)"). When the next
     page's row has a first cell, that cell is the one carried over (it goes on in lower case,
     or in Japanese): a new row starts with its own label. A header row that ends one page is
     no row split by it: its cells are short.
     """
-    for before, after in itertools.pairwise(pages):
-        tail = next((ln for ln in reversed(before) if not ln.flags & _DROPPED), None)
-        at = next((i for i, ln in enumerate(after) if not ln.flags & _DROPPED), None)
-        if tail is None or at is None:
-            continue
+    for tail, after, at in _breaks(pages):
         head = after[at]
         if not tail.cells or len(tail.cells) != len(head.cells) or head.bold != tail.bold:
             continue
-        if abs(tail.x0 - head.x0) > 2.0 or abs(tail.x1 - head.x1) > 2.0:
-            continue
+        if abs(relative_x0(tail) - relative_x0(head)) > 2.0 or not math.isclose(
+            tail.x1 - tail.x0, head.x1 - head.x0, abs_tol=4.0
+        ):
+            continue  # not as wide, or not in the same place of its column
         carried = [
             bool(part) and room < estimate_width(first_word(part), head.size) + head.size
             for part, room in zip(head.cells, tail.room, strict=True)
@@ -293,6 +298,24 @@ def _join_split_rows(pages: list[list[PdfLine]]) -> None:
         tail.cells = tuple(script_join(a, b) for a, b in zip(tail.cells, head.cells, strict=True))
         tail.text = CELL_SEPARATOR.join(tail.cells).strip()
         del after[at]
+
+
+def _breaks(pages: list[list[PdfLine]]) -> Iterator[tuple[PdfLine, list[PdfLine], int]]:
+    """Where the text breaks to go on: at the foot of a page's left column (the line before,
+    the page's lines and the index of the right column's first line) and at the end of each
+    page (its last line, the next page's lines and the index of their first). The caller may
+    delete the line at the index; what comes after is found after it did."""
+    for number, lines in enumerate(pages):
+        top = next((i for i, ln in enumerate(lines) if COLUMN_TOP in ln.flags), None)
+        if top is not None:
+            before = next((ln for ln in reversed(lines[:top]) if not ln.flags & _DROPPED), None)
+            if before is not None:
+                yield before, lines, top
+        tail = next((ln for ln in reversed(lines) if not ln.flags & _DROPPED), None)
+        after = pages[number + 1] if number + 1 < len(pages) else []
+        at = next((i for i, ln in enumerate(after) if not ln.flags & _DROPPED), None)
+        if tail is not None and at is not None:
+            yield tail, after, at
 
 
 # --- tables of contents -----------------------------------------------------------------------
@@ -515,6 +538,7 @@ def _split_copy(line: PdfLine, text: str) -> PdfLine:
         bold=line.bold,
         first_word_width=0.0,
         flags={"split"},
+        column=line.column,
     )
 
 
@@ -670,7 +694,8 @@ def _font_headings(pages: list[list[PdfLine]]) -> None:
         if larger:
             return (size, line.bold)
         if line.bold and abs(size - body_size) < 0.75 and _key(text):
-            indented = line.x0 > left.get(line.page, line.x0) + _INDENT_EM * body_size
+            x0 = relative_x0(line)
+            indented = x0 > left.get(line.page, x0) + _INDENT_EM * body_size
             if indented and not _HEADING_NUMBER.match(text):
                 # set in from the text's edge: a callout's title, a quoted line (a numbered
                 # question of an FAQ, set in as a list is, still heads its answer)
@@ -720,7 +745,7 @@ def _left_edges(body: list[PdfLine], body_size: float) -> dict[int, float]:
     edges: dict[int, Counter[float]] = {}
     for line in body:
         if abs(line.size - body_size) < 0.75 and line.x1 > line.x0:
-            edges.setdefault(line.page, Counter())[round(line.x0)] += 1
+            edges.setdefault(line.page, Counter())[round(relative_x0(line))] += 1
     out: dict[int, float] = {}
     for page, counts in edges.items():
         shared = [x for x, n in counts.items() if n >= 2]
@@ -871,23 +896,34 @@ def _clean(line: PdfLine) -> str:
 class _Pitch:
     """The distance between the baselines of two lines of one paragraph, by text size.
 
-    ``usual`` is the document's most common gap. A size whose smallest frequent gap is smaller has
-    its own pitch: a word processor's code paragraphs of one line each (spacing after every one)
-    are 22 pt apart where a wrapped statement is 12 pt, and body text in the same file 17.5 pt.
+    ``usual`` is the document's most common gap, between lines of ``usual_size``. A size whose
+    smallest frequent gap is smaller has its own pitch: a word processor's code paragraphs of one
+    line each (spacing after every one) are 22 pt apart where a wrapped statement is 12 pt, and
+    body text in the same file 17.5 pt. A smaller size without a pitch of its own (no line of it
+    wraps) has the usual pitch scaled to its size: code paragraphs at 9 pt, 22 pt apart, in a
+    document whose 10.5 pt body is 18 pt apart are statements, not the lines of one. The usual
+    gap is the prose's (code's when there is no prose): a runbook mostly of 9 pt code 12 pt
+    apart still has its 10.5 pt body lines 17.4 pt apart as lines of one paragraph.
     """
 
     usual: float
     by_size: dict[float, float]
+    usual_size: float = 0.0
 
     def of(self, size: float) -> float:
-        return self.by_size.get(round(size, 1), self.usual)
+        own = self.by_size.get(round(size, 1))
+        if own is not None:
+            return own
+        if 0 < size < self.usual_size:
+            return self.usual * size / self.usual_size
+        return self.usual
 
 
 _PITCH_MIN_SHARE = 0.05  # of the gaps of one size, for a gap to count as that size's pitch
 
 
 def _line_pitch(pages: list[list[PdfLine]]) -> _Pitch:
-    gaps: Counter[float] = Counter()
+    found: Counter[tuple[bool, float, float]] = Counter()  # (in code, gap, size)
     sized: dict[float, Counter[float]] = {}
     for lines in pages:
         for a, b in itertools.pairwise(lines):
@@ -895,17 +931,27 @@ def _line_pitch(pages: list[list[PdfLine]]) -> _Pitch:
                 continue
             gap = a.y - b.y
             if 0 < round(gap, 0) < 3 * max(a.size, 1.0):
-                gaps[round(gap, 0)] += 1
+                found[(a.code or b.code, round(gap, 0), round(a.size, 1))] += 1
             if abs(a.size - b.size) <= 0.6 and 0.9 * a.size <= gap < 3 * a.size:
                 sized.setdefault(round(a.size, 1), Counter())[round(2 * gap) / 2] += 1
+    in_code = all(code for code, _, _ in found)  # the usual gap is the prose's, if any
+    gaps: Counter[float] = Counter()
+    for (code, gap, _), count in found.items():
+        if code == in_code:
+            gaps[gap] += count
     usual = gaps.most_common(1)[0][0] if gaps else 0.0
+    sizes: Counter[float] = Counter()
+    for (code, gap, size), count in found.items():
+        if code == in_code and gap == usual:
+            sizes[size] += count
     by_size: dict[float, float] = {}
     for size, counts in sized.items():
         total = sum(counts.values())
         frequent = [g for g, n in counts.items() if n >= max(3, _PITCH_MIN_SHARE * total)]
         if frequent and min(frequent) * _PITCH_FACTOR < usual:
             by_size[size] = min(frequent)
-    return _Pitch(usual, by_size)
+    usual_size = sizes.most_common(1)[0][0] if sizes else 0.0
+    return _Pitch(usual, by_size, usual_size)
 
 
 def _right_edges(pages: list[list[PdfLine]], pitch: _Pitch) -> dict[int, float]:
@@ -946,7 +992,8 @@ def _right_edges(pages: list[list[PdfLine]], pitch: _Pitch) -> dict[int, float]:
             boxed = len(block) >= 3 and near >= 2 and 2 * code <= len(block)
             local = block_edge if boxed else page_edge
             for line in block:
-                out[id(line)] = min(page_edge, local)
+                column_edge = line.column.x1 if line.column else page_edge
+                out[id(line)] = min(page_edge, column_edge, local)
     return out
 
 
@@ -964,10 +1011,15 @@ def _joins(a: PdfLine, b: PdfLine, pitch: _Pitch, edge: float) -> bool:
         return False
     if b.code and b.text[:1].isspace():
         return False  # indented code: a wrapped line never starts with the spaces it broke at
-    if a.page == b.page and a.y - b.y > _PITCH_FACTOR * (pitch.of(a.size) or float("inf")):
-        return False
-    if a.page == b.page and a.y - b.y < 0:
-        return False  # the next line is above: another column or a float
+    # the right column's first line goes on the left one's last as a next page's first does
+    next_column = bool(
+        COLUMN_TOP in b.flags and a.column and b.column and b.column.index == a.column.index + 1
+    )
+    if a.page == b.page and not next_column:
+        if a.y - b.y > _PITCH_FACTOR * (pitch.of(a.size) or float("inf")):
+            return False
+        if a.y - b.y < 0:
+            return False  # the next line is above: another column or a float
     ends_sentence = a.text.rstrip().endswith(_SENTENCE_ENDS)
     if bare_number and ends_sentence:
         return False  # "3 Restart the service" after a full stop: a step
@@ -1158,17 +1210,18 @@ def _nest_items(blocks: list[tuple[PdfLine, str]]) -> list[tuple[PdfLine, str]]:
         item = marked or not (line.code or CELL_SEPARATOR in text)
         match = _NESTED_ITEM.match(text) if item else None
         tolerance = _NEST_TOLERANCE_EM * max(line.size, 1.0)
+        x0 = relative_x0(line)  # an item at a column's top goes on the list of the last one
         if line.heading or line.title or match is None:
             # only a line set clearly inside the last item (a glyph's item text) goes on
-            if not stack or line.heading or line.title or line.x0 <= stack[-1][0] + tolerance:
+            if not stack or line.heading or line.title or x0 <= stack[-1][0] + tolerance:
                 stack.clear()
             out.append((line, text))
             continue
-        while stack and line.x0 < stack[-1][0] - tolerance:
+        while stack and x0 < stack[-1][0] - tolerance:
             stack.pop()
         marker = len(match.group(0)) + (0 if match.group(0).endswith(" ") else 1)
-        if not stack or line.x0 > stack[-1][0] + tolerance:
-            stack.append((line.x0, marker))
+        if not stack or x0 > stack[-1][0] + tolerance:
+            stack.append((x0, marker))
         else:
             stack[-1] = (stack[-1][0], marker)
         indent = sum(width for _, width in stack[:-1])
@@ -1215,6 +1268,7 @@ def structure(
     """Steps 2-6 of the module docstring over the lines of every page."""
     _drop_running_lines(pages, boxes)
     _drop_contents(pages)
+    assign_columns(pages, _DROPPED)
     _join_split_rows(pages)
     if entries:
         _place_outline(entries, pages)

@@ -34,6 +34,7 @@ from core.ingest.pdf_tables import Row, Rules, page_point, ruled_rows
 from core.schemas.documents import CELL_SEPARATOR
 
 __all__ = [
+    "Column",
     "FontWidths",
     "PdfLine",
     "estimate_width",
@@ -46,6 +47,16 @@ __all__ = [
 _CELL_GAP_EM = 2.5
 _SPACE_GAP_EM = 0.2
 _BOLD_SHARE = 0.9
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A text column of a page set in two (``core.ingest.pdf_columns``)."""
+
+    index: int
+    x0: float  # the left column's text starts here; the right one's past it
+    x1: float
+    shift: float  # where its text starts less where the first one's does: indents match
 
 
 @dataclass(slots=True)
@@ -66,6 +77,7 @@ class PdfLine:
     heading: int = 0  # level when the line is a heading
     title: bool = False
     flags: set[str] = field(default_factory=set)
+    column: Column | None = None  # the text column it sits in on a page of two
 
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b|w[6-9]\b", re.IGNORECASE)

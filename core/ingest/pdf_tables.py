@@ -15,7 +15,6 @@ gaps between runs (``pdf_lines``).
 
 from __future__ import annotations
 
-import itertools
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
@@ -133,11 +132,27 @@ def page_point(cm: Any, x: float, y: float) -> tuple[float, float]:
 
 
 def _merged(segments: list[_Segment]) -> list[_Segment]:
-    """Collinear rules that touch or overlap as one (a row's border drawn cell by cell)."""
+    """Collinear rules that touch or overlap as one (a row's border drawn cell by cell).
+
+    Rules within ``_SAME`` of each other's level are collinear; among them, those whose
+    extents touch are one. Rules at one level that do not touch (two tables side by side)
+    stay apart."""
     out: list[_Segment] = []
-    for seg in sorted(segments, key=lambda s: (round(s.at / _SAME), s.low)):
+    level: list[_Segment] = []
+    for seg in sorted(segments, key=lambda s: s.at):
+        if level and seg.at - level[0].at > _SAME:
+            out.extend(_touching(level))
+            level = []
+        level.append(seg)
+    out.extend(_touching(level))
+    return out
+
+
+def _touching(level: list[_Segment]) -> list[_Segment]:
+    out: list[_Segment] = []
+    for seg in sorted(level, key=lambda s: s.low):
         last = out[-1] if out else None
-        if last is not None and abs(last.at - seg.at) <= _SAME and seg.low <= last.high + _SAME:
+        if last is not None and seg.low <= last.high + _SAME:
             out[-1] = _Segment(last.at, last.low, max(last.high, seg.high))
         else:
             out.append(seg)
@@ -150,48 +165,50 @@ def ruled_rows(rules: Rules) -> list[Row]:
     vertical = _merged(rules.vertical)
     if len(horizontal) < 2 or len(vertical) < 3:
         return []
-    levels = sorted({round(h.at, 1) for h in horizontal}, reverse=True)
     rows: list[Row] = []
-    for top, bottom in itertools.pairwise(levels):
-        if top - bottom < _MIN_RULE:
+    for upper in horizontal:
+        # the next rule down across the same width: tables side by side (a page of two text
+        # columns) have rules at levels of their own
+        below = [h for h in horizontal if h.at < upper.at - _SAME and _shared(upper, h)]
+        if not below:
+            # a row a page break cuts: a browser draws no border at the break, and the table's
+            # vertical rules run on from its last horizontal rule to the edge of the page's text
+            rows.extend(_open_row(vertical, upper, down=True))
             continue
-        uppers = [h for h in horizontal if abs(h.at - top) <= _SAME]
-        lowers = [h for h in horizontal if abs(h.at - bottom) <= _SAME]
-        spanning = [v for v in vertical if v.low <= bottom + _SAME and v.high >= top - _SAME]
-        for upper in uppers:
-            for lower in lowers:
-                low, high = max(upper.low, lower.low), min(upper.high, lower.high)
-                if high - low < _MIN_RULE:
-                    continue
-                columns = _columns(spanning, low, high)
-                if len(columns) >= 3:
-                    rows.append(Row(top, bottom, tuple(v.at for v in columns)))
-    # a row a page break cuts: a browser draws no border at the break, and the table's vertical
-    # rules run on from its last (or first) horizontal rule to the edge of the page's text
-    for level, down in ((levels[-1], True), (levels[0], False)):
-        row = _open_row(horizontal, vertical, level, down=down)
-        if row is not None:
-            rows.append(row)
+        if not any(h.at > upper.at + _SAME and _shared(upper, h) for h in horizontal):
+            rows.extend(_open_row(vertical, upper, down=False))  # or above its first one
+        bottom = max(h.at for h in below)
+        if upper.at - bottom < _MIN_RULE:
+            continue
+        spanning = [v for v in vertical if v.low <= bottom + _SAME and v.high >= upper.at - _SAME]
+        for lower in (h for h in below if abs(h.at - bottom) <= _SAME):
+            low, high = max(upper.low, lower.low), min(upper.high, lower.high)
+            columns = _columns(spanning, low, high)
+            if high - low >= _MIN_RULE and len(columns) >= 3:
+                rows.append(Row(upper.at, lower.at, tuple(v.at for v in columns)))
     return sorted(rows, key=lambda r: -r.top)
 
 
-def _open_row(
-    horizontal: list[_Segment], vertical: list[_Segment], level: float, *, down: bool
-) -> Row | None:
-    """The row below the lowest horizontal rule (``down``) or above the highest one that the
-    table's vertical rules, three or more, draw without a rule to close it."""
-    for rule in (h for h in horizontal if abs(h.at - level) <= _SAME):
-        if down:  # from the rule (or above it) on down past it
-            running = [v for v in vertical if v.high >= level - _SAME and v.low < level - _MIN_RULE]
-        else:
-            running = [v for v in vertical if v.low <= level + _SAME and v.high > level + _MIN_RULE]
-        columns = _columns(running, rule.low, rule.high)
-        if len(columns) >= 3:
-            edges = tuple(v.at for v in columns)
-            if down:
-                return Row(level, max(v.low for v in columns), edges)
-            return Row(min(v.high for v in columns), level, edges)
-    return None
+def _shared(a: _Segment, b: _Segment) -> bool:
+    """Whether two horizontal rules run across a common width (a rule's length or more)."""
+    return min(a.high, b.high) - max(a.low, b.low) >= _MIN_RULE
+
+
+def _open_row(vertical: list[_Segment], rule: _Segment, *, down: bool) -> list[Row]:
+    """The row below the lowest horizontal ``rule`` of a table (``down``) or above its highest
+    that the table's vertical rules, three or more, draw without a rule to close it."""
+    level = rule.at
+    if down:  # from the rule (or above it) on down past it
+        running = [v for v in vertical if v.high >= level - _SAME and v.low < level - _MIN_RULE]
+    else:
+        running = [v for v in vertical if v.low <= level + _SAME and v.high > level + _MIN_RULE]
+    columns = _columns(running, rule.low, rule.high)
+    if len(columns) < 3:
+        return []
+    edges = tuple(v.at for v in columns)
+    if down:
+        return [Row(level, max(v.low for v in columns), edges)]
+    return [Row(min(v.high for v in columns), level, edges)]
 
 
 def _columns(vertical: list[_Segment], low: float, high: float) -> list[_Segment]:

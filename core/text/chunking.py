@@ -100,7 +100,10 @@ __all__ = [
 # 28: PDF: a closepath (``h``) draws a table's rule too (cell borders as closed paths).
 # 29: PDF: ruled table rows that differ in their numbers (a schedule's dates opening every
 # page) are no running line unless a cell holds the page's number.
-CHUNKER_VERSION = 29
+# 30: PDF: pages set in two columns wrap at each column's edge, a paragraph, item or table row
+# the left column's foot breaks goes on at the right one's top, and indents are measured from
+# the column; tables side by side keep their own rows.
+CHUNKER_VERSION = 30
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -1183,6 +1183,143 @@ def test_a_single_box_around_text_is_no_table(tmp_path: Path):
     assert ("Note: " + LOREM) in doc.text.splitlines()
 
 
+# --- two text columns --------------------------------------------------------------------------
+
+_COLUMN_X = (20.0, 110.0)  # mm: two columns 80 mm wide, a 10 mm gutter between them
+_COLUMN_WIDTH = 80.0
+_PITCH_MM = 5.0
+
+
+def _column_lines(pdf: FPDF, x: float, top: float, lines: list[tuple[str, float, str]]) -> None:
+    """Lines set down one column as a word processor sets them: (text, indent in mm, style);
+    an empty text is a paragraph's space after."""
+    y = top
+    for text, indent, style in lines:
+        if text:
+            pdf.set_font("Helvetica", style=style, size=13 if style else 10)
+            pdf.text(x + indent, y, text)
+        y += _PITCH_MM if text else 2.5
+
+
+def _paragraph(pdf: FPDF, text: str, indent: float = 0.0) -> list[tuple[str, float, str]]:
+    pdf.set_font("Helvetica", size=10)
+    return [(line, indent, "") for line in _wrap(pdf, text, _COLUMN_WIDTH - indent)]
+
+
+def test_a_page_in_two_columns_wraps_at_each_column_s_edge(tmp_path: Path):
+    # a playbook set in two columns: the left column's lines end half way across the page, so a
+    # paragraph of two lines there is still one paragraph; an item that the left column's foot
+    # breaks goes on at the top of the right one; the list goes on there at its own level (its
+    # indent measured from the column's edge), and an item set further in is nested
+    pdf = new_pdf()
+    pdf.set_auto_page_break(auto=False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", style="B", size=18)
+    pdf.text(20, 20, "Ransomware playbook")
+    call = "Call the duty manager first, then the legal team, and write down the time of each call."
+    broken = "Isolate every host that shows the ransom note from the network but keep it on"
+    isolate = _paragraph(pdf, "- " + broken, 0.0)
+    assert len(_paragraph(pdf, call)) == 2 and len(isolate) == 2
+    left = [
+        ("1. Contain", 0.0, "B"),
+        *_paragraph(pdf, call),
+        ("", 0.0, ""),
+        *_paragraph(pdf, LOREM),
+        ("", 0.0, ""),
+        ("- Open a ticket for the incident", 0.0, ""),
+        ("- Page the incident commander", 0.0, ""),
+        isolate[0],
+    ]
+    recover = "Restore the hosts from the last clean backup once the scope is known and agreed."
+    right = [
+        isolate[1],
+        ("- Keep the backups offline until the scope is known", 0.0, ""),
+        ("- Ask the storage team which copies are clean", 6.0, ""),
+        ("", 0.0, ""),
+        ("2. Recover", 0.0, "B"),
+        *_paragraph(pdf, recover),
+        ("", 0.0, ""),
+        *_paragraph(pdf, LOREM),
+    ]
+    _column_lines(pdf, _COLUMN_X[0], 32.0, left)
+    _column_lines(pdf, _COLUMN_X[1], 32.0, right)
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    assert call in lines
+    assert recover in lines
+    assert LOREM in lines
+    assert "- " + broken in lines
+    assert "- Keep the backups offline until the scope is known" in lines  # not nested
+    assert "  - Ask the storage team which copies are clean" in lines
+    assert sections(doc) == [(1, "1. Contain"), (1, "2. Recover")]
+
+
+def test_a_table_row_a_column_s_foot_splits_is_one_row(tmp_path: Path):
+    # a table in the left column of a page set in two columns: its last row goes on at the top
+    # of the right column, its first cell empty there; the rows of the two columns' tables sit
+    # at nearly the same heights and stay rows of their own tables
+    pdf = new_pdf()
+    pdf.set_auto_page_break(auto=False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    criteria = "Stale credential found with no evidence of use by anyone outside the team"
+    wrapped = _wrap(pdf, criteria, 50 - 3)
+    assert len(wrapped) >= 2
+    left_edges = [20.0, 50.0, 100.0]
+    right_edges = [110.0, 140.0, 190.0]
+    top = 30.0
+    prose = _paragraph(pdf, LOREM)
+    _column_lines(pdf, _COLUMN_X[0], top, prose)
+    top += _PITCH_MM * len(prose) + 2
+    for label in ("P1", "P2", "P3"):
+        top = _ruled_row(pdf, top, left_edges, [[label], [f"Severity {label} criteria"]])
+    _ruled_row(pdf, top, left_edges, [["P4"], wrapped[:1]])
+    right_top = _ruled_row(pdf, 30.3, right_edges, [[""], wrapped[1:]])
+    for name in ("Lead", "Legal", "Owner"):
+        right_top = _ruled_row(pdf, right_top, right_edges, [[name], [f"Contact the {name}"]])
+    _column_lines(pdf, _COLUMN_X[1], right_top + 6, _paragraph(pdf, LOREM))
+    doc = load(tmp_path, pdf)
+    lines = doc.text.splitlines()
+    assert f"P4 | {criteria}" in lines
+    for label in ("P1", "P2", "P3"):
+        assert f"{label} | Severity {label} criteria" in lines
+    for name in ("Lead", "Legal", "Owner"):
+        assert f"{name} | Contact the {name}" in lines
+
+
+def _mm_below_top(pt: float) -> float:
+    """The distance from the top of an A4 page, in mm, of the height ``pt`` (PDF points)."""
+    return (841.89 - pt) * 25.4 / 72
+
+
+def test_tables_side_by_side_keep_their_own_rows(tmp_path: Path):
+    # two tables side by side, their row borders at nearly the same height (0.1 pt apart, one
+    # either side of a rounding step): each border stays its own table's, and each row reads
+    # as a row of its own
+    pdf = new_pdf()
+    pdf.set_auto_page_break(auto=False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    tables = {  # left edges of the columns; the height of the border between the two rows
+        (20.0, 50.0, 100.0): (461.30, [("A", "Isolate the host"), ("B", "Capture memory")]),
+        (110.0, 140.0, 190.0): (461.20, [("C", "Notify legal"), ("D", "Inform the regulator")]),
+    }
+    for edges, (middle_pt, rows) in tables.items():
+        middle = _mm_below_top(middle_pt)
+        levels = [middle - 12, middle, middle + 12]
+        for x in edges:
+            pdf.line(x, levels[0], x, levels[-1])
+        for y in levels:
+            pdf.line(edges[0], y, edges[-1], y)
+        for top, cells in zip(levels, rows, strict=False):
+            for x, text in zip(edges, cells, strict=False):
+                pdf.text(x + 1.5, top + 7, text)
+    lines = load(tmp_path, pdf).text.splitlines()
+    for _, rows in tables.values():
+        for label, text in rows:
+            assert f"{label} | {text}" in lines, lines
+
+
 def test_a_list_step_at_a_page_s_foot_and_the_next_page_s_head_is_text(tmp_path: Path):
     # the same step closing two lists, one at the foot of page 1 and one under the top margin
     # of page 2: the same text (but its number) in the margins of two pages, yet no running
@@ -1237,6 +1374,50 @@ def test_code_set_one_statement_a_paragraph_keeps_its_lines(tmp_path: Path):
     assert lines.count("sudo systemctl status backup-yearly.timer") == 1
     assert lines.count(long) == 4  # each wrapped statement is one line again
     assert full in lines and "sudo systemctl daemon-reload" in lines
+
+
+_PT = 25.4 / 72  # mm
+
+
+def test_code_paragraphs_smaller_than_the_body_keep_their_statements(tmp_path: Path):
+    # 10.5 pt body lines 18 pt apart; 9 pt code, one statement a paragraph, 22 pt apart (no code
+    # line wraps, so the code has no pitch of its own): within 1.3 times the body's pitch, yet
+    # scaled to its size the gap is a paragraph's. A statement whose next one opens on a word too
+    # long for the rest of the line is no wrapped line.
+    pdf = new_pdf()
+    pdf.add_page()
+    for _ in range(3):
+        pdf.set_font("Helvetica", size=10.5)
+        pdf.multi_cell(0, 18 * _PT, LOREM, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(4)
+    first = "kubectl get pods --all-namespaces --output=wide;"
+    second = "receive-->vulnerability-->prioritization-->report;"
+    pdf.set_font("Courier", size=9)
+    assert pdf.get_string_width(first + " " + second) > pdf.epw  # the next word would not fit
+    for text in (first, second, first, second):
+        pdf.cell(0, 22 * _PT, text, new_x="LMARGIN", new_y="NEXT")
+    lines = load(tmp_path, pdf).text.splitlines()
+    assert lines.count(first) == 2 and lines.count(second) == 2, lines
+
+
+def test_body_lines_in_a_runbook_mostly_of_code_still_join(tmp_path: Path):
+    # a runbook mostly of 9 pt code 12 pt apart: the document's most common gap is the code's,
+    # and its 10.5 pt body lines, 17.4 pt apart, are still the lines of one paragraph
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10.5)
+    pdf.multi_cell(0, 17.4 * _PT, LOREM, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(3)
+    pdf.set_font("Courier", size=9)
+    for number in range(40):
+        pdf.cell(
+            0,
+            12 * _PT,
+            f"sudo systemctl restart worker-{number}.service",
+            new_x="LMARGIN",
+            new_y="NEXT",
+        )
+    assert LOREM in load(tmp_path, pdf).text.splitlines()
 
 
 def test_code_lines_of_one_block_keep_their_lines(tmp_path: Path):
