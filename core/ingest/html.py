@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from core.errors import SourceFileError
+from core.ingest.encoding import decode_text
 from core.ingest.textbuild import TextBuilder
 from core.schemas.documents import Heading
 from core.text.normalize import normalize_article
@@ -140,32 +141,15 @@ class HtmlText:
 
 
 def decode_html(data: bytes, name: str, path: str) -> str:
-    """The page as text: BOM, then UTF-8 (bytes that decode as UTF-8 are UTF-8, whatever a wrong
-    declaration says), the declared charset, CP932, EUC-JP; else UTF-8 with replacement
-    characters (logged). A file with NUL bytes and no UTF-16 BOM is refused."""
-    for bom, encoding in (
-        (b"\xef\xbb\xbf", "utf-8"),
-        (b"\xff\xfe", "utf-16-le"),
-        (b"\xfe\xff", "utf-16-be"),
-    ):
-        if data.startswith(bom):
-            return data[len(bom) :].decode(encoding, errors="replace")
-    if b"\x00" in data:  # anywhere, not only in the first block
-        raise SourceFileError(
-            path, f"「{name}」はテキストではなくバイナリファイルのようです。スキップしました。"
-        )
-    candidates = ["utf-8"]
+    """The page as text (``core.ingest.encoding``, its ``meta charset`` the declared encoding);
+    else UTF-8 with replacement characters (logged). A binary file is refused."""
     match = _META_CHARSET.search(data[:8192])
-    if match:
-        candidates.append(match.group(1).decode("ascii").lower())
-    candidates += ["cp932", "euc_jp"]
-    for encoding in candidates:
-        try:
-            return data.decode(encoding)
-        except (UnicodeDecodeError, LookupError):
-            continue
+    declared = match.group(1).decode("ascii").lower() if match else None
+    text = decode_text(data, name, path, declared=declared)
+    if text is not None:
+        return text
     log.warning("%s: not valid in any expected encoding; undecodable bytes replaced", name)
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
 
 
 # --- the walk ----------------------------------------------------------------------------------

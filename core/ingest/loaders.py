@@ -13,6 +13,7 @@ from pathlib import Path
 
 from core.errors import SourceFileError
 from core.ingest.docx import read_docx
+from core.ingest.encoding import decode_text
 from core.ingest.html import read_html
 from core.ingest.markdown import read_markdown
 from core.ingest.pdf import PdfText, read_pdf
@@ -66,19 +67,16 @@ def _mtime_iso(path: Path) -> str:
 
 
 def decode_markdown(data: bytes, name: str, path: str) -> str:
-    if b"\x00" in data:  # anywhere, not only in the first block
-        raise SourceFileError(
-            path, f"「{name}」はテキストではなくバイナリファイルのようです。スキップしました。"
-        )
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
+    """The Markdown file as text (``core.ingest.encoding``); one in no encoding a Japanese team
+    keeps text in is refused with a Japanese message."""
+    text = decode_text(data, name, path)
+    if text is None:
         raise SourceFileError(
             path,
-            f"「{name}」は UTF-8 ではありません（Shift_JIS などの可能性があります）。"
-            "UTF-8 で保存し直してください。スキップしました。",
-            detail=str(exc),
-        ) from exc
+            f"「{name}」の文字コードを判別できません（UTF-8・UTF-16・Shift_JIS・EUC-JP のいずれでも"
+            "ありません）。UTF-8 で保存し直してください。スキップしました。",
+        )
+    return text
 
 
 def extract_pdf_text(data: bytes, name: str, path: str) -> PdfText:

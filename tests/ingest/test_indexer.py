@@ -182,7 +182,7 @@ def test_chunks_carry_metadata_and_spans(settings, runbook_dir):
     [
         ("empty.md", b"", "空のファイル"),
         ("binary.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "バイナリ"),
-        ("sjis.md", "# 手順\n\n文字コードが違う".encode("cp932"), "UTF-8 ではありません"),
+        ("latin1.md", "# Étapes\n\nIsoler l'hôte.".encode("latin-1"), "文字コードを判別できません"),
         ("broken.pdf", b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\n%%EOF garbage", "PDF"),
         ("notpdf.pdf", b"this is not a pdf at all", "PDF"),
     ],

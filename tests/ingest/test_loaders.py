@@ -21,6 +21,42 @@ def test_markdown_title_hash_and_normalization(tmp_path: Path):
     assert len(doc.content_hash) == 64
 
 
+_RUNBOOK_JA = "# VPN 障害対応\n\n## 初動対応\n\n1. 端末をネットワークから切り離す。\n2. チケットに記録する。\n"
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.encode("cp932"),  # Windows' Japanese code page (Shift_JIS)
+        lambda text: text.encode("euc_jp"),
+        lambda text: b"\xff\xfe" + text.encode("utf-16-le"),  # Notepad's "Unicode"
+        lambda text: b"\xfe\xff" + text.encode("utf-16-be"),
+        lambda text: text.encode("utf-8-sig"),
+    ],
+    ids=["cp932", "euc-jp", "utf-16-le", "utf-16-be", "utf-8-bom"],
+)
+def test_markdown_in_the_encodings_japanese_teams_keep_it_in_is_read(tmp_path: Path, encode):
+    path = tmp_path / "vpn.md"
+    path.write_bytes(encode(_RUNBOOK_JA))
+    doc, _ = load_file(path, tmp_path, 10_000)
+    assert doc.title == "VPN 障害対応"
+    assert "1. 端末をネットワークから切り離す。" in doc.text.splitlines()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "# Étapes\n\nIsoler l'hôte, prévenir l'équipe.\n".encode("cp1252"),  # no Japanese
+        b"\xff\xfe# broken\x00",  # a UTF-16 mark on bytes that are not UTF-16
+    ],
+)
+def test_markdown_in_no_known_encoding_is_refused_in_japanese(tmp_path: Path, data: bytes):
+    path = tmp_path / "notes.md"
+    path.write_bytes(data)
+    with pytest.raises(SourceFileError, match=r"notes\.md.*文字コードを判別できません"):
+        load_file(path, tmp_path, 10_000)
+
+
 def test_a_title_that_is_only_the_file_name_is_shown_but_not_indexed(tmp_path: Path):
     from core.text.chunking import chunk_document
 
