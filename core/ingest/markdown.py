@@ -14,6 +14,13 @@ outside fenced code blocks (which are kept verbatim):
   indentation): the lead is ``注意: title`` (a label for the type, Japanese when the title or
   the body is Japanese, else English: ``Warning: title``), the title alone for types without a
   label (``aside``), the label alone when there is no title, nothing for ``""``.
+- Directive containers (Docusaurus, VitePress, Pandoc, MyST: ``:::warning Title``,
+  ``:::tip[Title]``, ``::: {.note}``, ``:::{note}`` … ``:::``, nested with more colons) are read
+  as admonitions: the lead line and the body; one never closed loses its opening line only.
+- MDX (Docusaurus reads ``.md`` pages as MDX): the module lines (``import Tabs from
+  '@theme/Tabs';``) are no text; a line that is one JSX component's tag (``<Tabs>``,
+  ``</TabItem>``) is no line, and its ``label`` or ``title`` (``<TabItem label="Linux">``) leads
+  the part as a content tab's does; each part's lists are numbered on their own.
 - Block quotes (``> …`` lines) are read as Markdown without their markers (a list quoted is a
   list); a GitHub alert (``> [!NOTE]``, ``> [!WARNING]``: GitHub's and Microsoft Learn's
   published docs) leads with its label as an admonition does (``注意`` / ``Warning``).
@@ -357,6 +364,21 @@ ALERT_LABELS: dict[str, tuple[str, str]] = {
 _ALERT = re.compile(r"[ \t]*\[!(note|tip|important|warning|caution)\][ \t]*", re.IGNORECASE)
 # a block quote line: its marker and the one space after it
 _QUOTE = re.compile(r"( *)> ?")
+# a directive container (Docusaurus, VitePress, markdown-it-container, Pandoc, MyST):
+# ":::warning Title", ":::tip[Title]", "::: details Title", "::: {.note}", ":::{note}", closed by
+# a line of as many colons or more
+_CONTAINER = re.compile(
+    r"( *)(:{3,})[ \t]*\{?\.?([A-Za-z][\w-]*)\}?(?:\[([^\]]*)\])?[ \t]*(.*?)[ \t]*"
+)
+_CONTAINER_END = re.compile(r" *(:{3,})[ \t]*")
+# an MDX page's module lines (Docusaurus reads .md pages as MDX): "import Tabs from '@theme/Tabs';"
+_MDX_IMPORT = re.compile(
+    r"import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"][^'\"]+['\"];?\s*|export\s+const\s+\w+\s*=.*;\s*"
+)
+# a line that is one JSX component's tag (capitalised: <Tabs>, <TabItem label="Linux">,
+# </TabItem>, <Admonition type="note" title="…">): its label or title is the part's name
+_COMPONENT = re.compile(r"<(/?)([A-Z][\w.]*)((?:\s+[^<>]*?)?)\s*/?>")
+_COMPONENT_NAME = re.compile(r"""\b(?:label|title)=(?:"([^"]*)"|'([^']*)')""")
 
 
 def _indent(line: str) -> int:
@@ -479,6 +501,28 @@ class _Transformer:
                 continue
             indent = _indent(line)
 
+            container = _CONTAINER.fullmatch(line)
+            if container and _CONTAINER_END.fullmatch(line) is None:
+                i = self._container(lines, i, container, out)
+                lists.text(indent, True)
+                after_blank, paragraph = True, False
+                continue
+            if indent == 0 and _MDX_IMPORT.fullmatch(line):
+                i += 1
+                continue
+            component = _COMPONENT.fullmatch(stripped)
+            if component:
+                lists.reset()  # a component's part starts its own lists
+                name = (
+                    _COMPONENT_NAME.search(component.group(3)) if not component.group(1) else None
+                )
+                if name:  # a tab's or a box's name leads its part, as a content tab's does
+                    if out and out[-1]:
+                        out.append("")
+                    out.append(" " * indent + self.inline(name.group(1) or name.group(2) or ""))
+                after_blank, paragraph = True, False
+                i += 1
+                continue
             quote = _QUOTE.match(line)
             if quote:
                 i = self._blockquote(lines, i, len(quote.group(1)), out)
@@ -583,6 +627,28 @@ class _Transformer:
         body = [ln[depth:] if ln.strip() else "" for ln in body]
         self._block(out, " " * base, _admonition_lead(match.group(2), title, body), body)
         return last + 1
+
+    def _container(self, lines: list[str], i: int, match: re.Match, out: list[str]) -> int:
+        """A directive container (``:::type title`` … ``:::``) as an admonition: its lead line
+        and body. Containers nest (an inner one closes first); one never closed is no
+        container: its opening line is dropped and the lines after it are read as they are."""
+        depth = 1
+        j = i + 1
+        while j < len(lines):
+            if _CONTAINER_END.fullmatch(lines[j]):
+                depth -= 1
+                if depth == 0:
+                    break
+            elif _CONTAINER.fullmatch(lines[j]):
+                depth += 1
+            j += 1
+        if depth:
+            return i + 1
+        body = lines[i + 1 : j]
+        title = match.group(4) if match.group(4) is not None else match.group(5)
+        lead = _admonition_lead(match.group(3), title or None, body)
+        self._block(out, " " * len(match.group(1)), lead, body)
+        return j + 1
 
     def _block(self, out: list[str], pad: str, lead: str | None, body: list[str]) -> None:
         """An admonition's or a quote's lead line and body, apart from what comes before."""

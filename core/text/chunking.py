@@ -103,7 +103,9 @@ __all__ = [
 # 30: PDF: pages set in two columns wrap at each column's edge, a paragraph, item or table row
 # the left column's foot breaks goes on at the right one's top, and indents are measured from
 # the column; tables side by side keep their own rows.
-CHUNKER_VERSION = 30
+# 31: Markdown: directive containers (:::type title … :::) read as admonitions; MDX imports out,
+# JSX tabs' labels lead their parts; Markdown in UTF-16, CP932 or EUC-JP is read.
+CHUNKER_VERSION = 31
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -320,3 +320,70 @@ def test_block_quotes_and_github_alerts_are_read_without_their_markers():
         "新しいパスワードを電子メールで送信しないでください。",
         "アプリのパスワードも更新してください。",
     ]
+
+
+@pytest.mark.parametrize(
+    ("source", "lead", "body"),
+    [
+        (":::warning Do not click\nNever open the attachment.\n:::", "Warning: Do not click", None),
+        (":::tip[Faster]\nUse the saved search.\n:::", "Tip: Faster", None),
+        ("::: danger 本番環境\n本番では実行しない。\n:::", "危険: 本番環境", None),
+        ("::: {.note}\nEscalate to the lead.\n:::", "Note", None),
+        (":::{important}\nKeep the headers.\n:::", "Tip", None),  # MyST; labelled as MkDocs does
+        ("::: details Full command\nkubectl get pods -A\n:::", "Full command", None),
+    ],
+)
+def test_directive_containers_read_as_admonitions(source, lead, body):
+    """Docusaurus, VitePress, Pandoc and MyST write their callouts as ``:::type title`` …
+    ``:::``: a lead line as an admonition's, and the body; no colons left in the text."""
+    lines = [ln for ln in read_markdown(source + "\n", "x.md").text.split("\n") if ln]
+    assert lines[0] == lead
+    assert len(lines) == 2 and ":::" not in lines[1]
+
+
+def test_nested_and_unclosed_containers():
+    source = (
+        "::::note Outer\nOuter body.\n\n:::warning Inner\nInner body.\n:::\n\nAfter inner.\n::::\n"
+        "\nBetween.\n\n:::tip Never closed\nLast line.\n"
+    )
+    lines = [ln for ln in read_markdown(source, "x.md").text.split("\n") if ln]
+    assert lines == [
+        "Note: Outer",
+        "Outer body.",
+        "Warning: Inner",
+        "Inner body.",
+        "After inner.",
+        "Between.",
+        "Last line.",  # no container: its opening line alone is dropped
+    ]
+
+
+def test_an_mdx_page_s_imports_are_out_and_its_tabs_keep_their_labels():
+    """Docusaurus reads .md pages as MDX: the module lines at the top are no text, and a
+    ``<TabItem label="…">`` heads its part (which platform the steps are for), as a MkDocs
+    content tab does; each tab's steps are numbered on their own."""
+    source = (
+        "import Tabs from '@theme/Tabs';\n"
+        "import TabItem from '@theme/TabItem';\n\n"
+        "# Phishing response\n\n"
+        "<Tabs>\n"
+        '  <TabItem value="m365" label="Microsoft 365">\n\n'
+        "  1. Block the sender in Exchange Online.\n"
+        "  1. Purge the message.\n\n"
+        "  </TabItem>\n"
+        '  <TabItem value="gws" label="Google Workspace" default>\n\n'
+        "  1. Use the security investigation tool.\n\n"
+        "  </TabItem>\n"
+        "</Tabs>\n\n"
+        "import is a word here, and so is export.\n"
+    )
+    lines = [ln.strip() for ln in read_markdown(source, "x.md").text.split("\n") if ln.strip()]
+    assert lines == [
+        "# Phishing response",
+        "Microsoft 365",
+        "1. Block the sender in Exchange Online.",
+        "2. Purge the message.",
+        "Google Workspace",
+        "1. Use the security investigation tool.",
+        "import is a word here, and so is export.",
+    ]
