@@ -45,8 +45,10 @@
    styles used by two headings or more (see ``_style_levels``). A heading set over two lines is
    one heading. A PDF in one font gets the numbered headings of
    ``core.text.chunking.pdf_heading_level``.
-5. **Paragraphs.** A line is joined to the one before when neither is a heading, the new one does
-   not start a list item or a step, they have the same size, the vertical gap is not wider than
+5. **Paragraphs.** A line is joined to the one before when neither is a heading or a table row
+   (a ruled table's, or one cut into cells at wide gaps: a "|" the text writes, a shell's
+   pipe, is no cell), the new one does not start a list item or a step nor a line of a text
+   drawing in code (an ASCII table's border, a tree's branch), they have the same size, the vertical gap is not wider than
    1.3 times the line pitch of that size (or the line starts the next page: see ``_Pitch``), an
    indented line of code does not start it, and the first
    line was wrapped: the next line's first word would not have fit before the right edge (of the
@@ -102,6 +104,7 @@ from core.ingest.contents import (
 )
 from core.ingest.pdf_columns import COLUMN_TOP, assign_columns, relative_x0
 from core.ingest.pdf_lines import (
+    GAPPED,
     FontWidths,
     PdfLine,
     estimate_width,
@@ -997,6 +1000,11 @@ def _right_edges(pages: list[list[PdfLine]], pitch: _Pitch) -> dict[int, float]:
     return out
 
 
+# the start of a line of a drawing in text: an ASCII table's border ("+----+") or row
+# ("| HASH |"), a tree's branch ("├── YES", "│   └──")
+_DRAWING_START = re.compile(r"[+|][-=+|]|\|\s|[\u2500-\u257f]")
+
+
 def _joins(a: PdfLine, b: PdfLine, pitch: _Pitch, edge: float) -> bool:
     if a.heading or b.heading or a.title or b.title or "split" in b.flags:
         return False
@@ -1007,10 +1015,12 @@ def _joins(a: PdfLine, b: PdfLine, pitch: _Pitch, edge: float) -> bool:
     bare_number = _BARE_NUMBER.match(b.text) is not None
     if _ITEM_START.match(b.text) and not bare_number:
         return False
-    if " | " in a.text or " | " in b.text:
-        return False
+    if a.cells or b.cells or GAPPED in a.flags or GAPPED in b.flags:
+        return False  # table rows (a "|" the text writes, a shell's pipe, is no cell)
     if b.code and b.text[:1].isspace():
         return False  # indented code: a wrapped line never starts with the spaces it broke at
+    if b.code and _DRAWING_START.match(b.text):
+        return False  # a line of a text drawing: a table's border or row, a tree's branch
     # the right column's first line goes on the left one's last as a next page's first does
     next_column = bool(
         COLUMN_TOP in b.flags and a.column and b.column and b.column.index == a.column.index + 1

@@ -3,7 +3,8 @@
 pypdf's ``extract_text(visitor_text=...)`` gives every text run with its font, size and
 position; the runs are grouped into lines carrying their page, baseline, left and right edge
 (run widths from the font's metrics, see ``FontWidths``), dominant size and weight. A gap of more
-than ``_CELL_GAP_EM`` between two runs of a line is a table cell boundary and becomes ``" | "``;
+than ``_CELL_GAP_EM`` between two runs of a line is a table cell boundary and becomes ``" | "``
+(the line is flagged ``GAPPED``: a ``|`` of the text itself makes no row);
 a smaller gap with no blank at the junction becomes a space (after a list's number set on its
 own, "10.", any gap does: a word processor tabs the item's text close to it). A line knows
 whether it is set in a code font for the most part (``code``), and Kangxi radicals that a CJK
@@ -34,6 +35,7 @@ from core.ingest.pdf_tables import Row, Rules, page_point, ruled_rows
 from core.schemas.documents import CELL_SEPARATOR
 
 __all__ = [
+    "GAPPED",
     "Column",
     "FontWidths",
     "PdfLine",
@@ -44,6 +46,7 @@ __all__ = [
     "script_join",
 ]
 
+GAPPED = "gapped"  # a line's flag: cut into cells at wide gaps between its runs
 _CELL_GAP_EM = 2.5
 _SPACE_GAP_EM = 0.2
 _BOLD_SHARE = 0.9
@@ -468,6 +471,8 @@ def _line(runs: list[_Run], number: int, fonts: FontWidths, marks: _MarkIndex) -
         symbol_start=first.symbol and len(first.text.strip()) == 1,
         code=code,
         drawn_bullet=bool(positioned) and marks.bullet_before(x0, first.y, size),
+        # split into cells at wide gaps (a table drawn without rules), not a "|" of the text
+        flags={GAPPED} if text.count("|") > sum(r.text.count("|") for r in runs) else set(),
     )
 
 

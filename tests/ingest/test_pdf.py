@@ -1420,6 +1420,44 @@ def test_body_lines_in_a_runbook_mostly_of_code_still_join(tmp_path: Path):
     assert LOREM in load(tmp_path, pdf).text.splitlines()
 
 
+def test_a_bar_the_text_writes_is_no_cell_and_text_drawings_keep_their_lines(tmp_path: Path):
+    # "|" written in the text (a list of related playbooks, a shell's pipe) is no table cell:
+    # the wrapped line joins; a table set without rules (cells apart by wide gaps) keeps a row a
+    # line; the lines of an ASCII table in code keep theirs, however long the next one is
+    pdf = new_pdf()
+    pdf.add_page()
+    related = (
+        "Related playbooks: IRP-CredentialCompromise | IRP-DataAccess | IRP-PersonalDataBreach"
+        " | IRP-InsiderThreat | IRP-Ransomware | IRP-DenialOfService | IRP-Phishing"
+    )
+    write(pdf, related)
+    pipeline = (
+        "docker images --format 'table {{.Repository}}:{{.Tag}}' | grep -E '(immich|jellyfin)'"
+        " | sort | uniq >> backup_info.txt"
+    )
+    pdf.set_font("Courier", size=9)
+    pdf.multi_cell(0, 4.2, pipeline, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(3)
+    for label, text in (("Sev1", "Critical service down"), ("Sev2", "One host compromised")):
+        pdf.set_font("Helvetica", size=10)
+        y = pdf.get_y() + 4
+        pdf.text(20, y, label)
+        pdf.text(60, y, text)
+        pdf.set_y(y + 1.5)
+    pdf.ln(4)
+    border = "+" + "-" * 22 + "+" + "-" * 22 + "+"
+    art = [border, "| HASH                 | TOTAL SIZE           |", border]
+    pdf.set_font("Courier", size=9)
+    assert pdf.get_string_width(art[1] + " " + border) > pdf.epw
+    for line in art:
+        pdf.cell(0, 4.2, line, new_x="LMARGIN", new_y="NEXT")
+    lines = [ln.strip() for ln in load(tmp_path, pdf).text.splitlines()]
+    assert related in lines
+    assert pipeline in lines
+    assert "Sev1 | Critical service down" in lines and "Sev2 | One host compromised" in lines
+    assert lines.count(border) == 2 and "| HASH | TOTAL SIZE |" in lines
+
+
 def test_code_lines_of_one_block_keep_their_lines(tmp_path: Path):
     # a block of code set line by line a pitch apart (a browser's <pre>): statements of alike
     # length are no narrow box that wraps, and an indented line never continues the one before
