@@ -17,6 +17,7 @@ outside fenced code blocks (which are kept verbatim):
 - Directive containers (Docusaurus, VitePress, Pandoc, MyST: ``:::warning Title``,
   ``:::tip[Title]``, ``::: {.note}``, ``:::{note}`` … ``:::``, nested with more colons) are read
   as admonitions: the lead line and the body; one never closed loses its opening line only.
+  So are GitBook's hints (``{% hint style="warning" %}`` … ``{% endhint %}``).
 - MDX (Docusaurus reads ``.md`` pages as MDX): the module lines (``import Tabs from
   '@theme/Tabs';``) are no text; a line that is one JSX component's tag (``<Tabs>``,
   ``</TabItem>``) is no line, and its ``label`` or ``title`` (``<TabItem label="Linux">``) leads
@@ -371,6 +372,9 @@ _CONTAINER = re.compile(
     r"( *)(:{3,})[ \t]*\{?\.?([A-Za-z][\w-]*)\}?(?:\[([^\]]*)\])?[ \t]*(.*?)[ \t]*"
 )
 _CONTAINER_END = re.compile(r" *(:{3,})[ \t]*")
+# GitBook's callout: {% hint style="warning" %} … {% endhint %}
+_HINT = re.compile(r"( *)\{%-?\s*hint\s+style=[\"']?([\w-]+)[\"']?\s*-?%\}[ \t]*")
+_HINT_END = re.compile(r" *\{%-?\s*endhint\s*-?%\}[ \t]*")
 # an MDX page's module lines (Docusaurus reads .md pages as MDX): "import Tabs from '@theme/Tabs';"
 _MDX_IMPORT = re.compile(
     r"import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"][^'\"]+['\"];?\s*|export\s+const\s+\w+\s*=.*;\s*"
@@ -495,6 +499,12 @@ class _Transformer:
                 continue
             if "<!--" in line:
                 i = self._drop_comment(lines, i)
+                continue
+            hint = _HINT.fullmatch(line)
+            if hint:
+                i = self._hint(lines, i, hint, out)
+                lists.text(_indent(line), True)
+                after_blank, paragraph = True, False
                 continue
             if "{" in stripped and not _templates(stripped).strip():  # markup alone: no line
                 i += 1
@@ -649,6 +659,17 @@ class _Transformer:
         lead = _admonition_lead(match.group(3), title or None, body)
         self._block(out, " " * len(match.group(1)), lead, body)
         return j + 1
+
+    def _hint(self, lines: list[str], i: int, match: re.Match, out: list[str]) -> int:
+        """GitBook's ``{% hint style="warning" %}`` … ``{% endhint %}`` as an admonition; one
+        never closed loses its opening line only."""
+        end = next((j for j in range(i + 1, len(lines)) if _HINT_END.fullmatch(lines[j])), None)
+        if end is None:
+            return i + 1
+        body = lines[i + 1 : end]
+        lead = _admonition_lead(match.group(2), None, body)
+        self._block(out, " " * len(match.group(1)), lead, body)
+        return end + 1
 
     def _block(self, out: list[str], pad: str, lead: str | None, body: list[str]) -> None:
         """An admonition's or a quote's lead line and body, apart from what comes before."""

@@ -387,3 +387,19 @@ def test_an_mdx_page_s_imports_are_out_and_its_tabs_keep_their_labels():
         "1. Use the security investigation tool.",
         "import is a word here, and so is export.",
     ]
+
+
+def test_gitbook_hints_lead_with_their_style():
+    source = (
+        '{% hint style="danger" %}\n本番のデータベースでは実行しない。\n{% endhint %}\n\n'
+        "{% hint style='info' %}\nKeep the message headers.\n{% endhint %}\n\n"
+        '{% hint style="warning" %}\nNever closed.\n'
+    )
+    lines = [ln for ln in read_markdown(source, "x.md").text.split("\n") if ln]
+    assert lines == [
+        "危険",
+        "本番のデータベースでは実行しない。",
+        "Info",
+        "Keep the message headers.",
+        "Never closed.",
+    ]
