@@ -107,7 +107,8 @@ __all__ = [
 # JSX tabs' labels lead their parts; Markdown in UTF-16, CP932 or EUC-JP is read.
 # 32: PDF: a "|" the text writes is no cell (wrapped lines with one join); a line of a text
 # drawing in code (an ASCII table, a tree) starts its own line.
-CHUNKER_VERSION = 32
+# 33: Markdown: GitBook hints lead with their style's label.
+CHUNKER_VERSION = 33
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the
