@@ -6,7 +6,8 @@ styles and numbering); the body is then read from its XML in document order:
 - headings: paragraphs whose style is ``Heading 1``..``Heading 4`` (``heading n`` / ``見出し n``,
   also a custom style based on one, or an explicit outline level 1-4); ``Title`` (``表題``) is
   the document title and, when present, a level-1 heading above the Heading n levels (n + 1),
-  as ``#`` above ``##`` in Markdown. Deeper headings stay as lines;
+  as ``#`` above ``##`` in Markdown. Deeper headings stay as lines. A document typed without
+  heading styles has its headings read from their look (``_formatted_headings``);
 - lists: paragraphs with numbering (their own or their style's) become ``- item`` or
   ``1. item`` lines by the level's number format, numbered per list and level, indented two
   spaces per level;
@@ -28,12 +29,14 @@ import io
 import logging
 import re
 import zipfile
+from collections import Counter
 from dataclasses import dataclass
 
 from core.errors import SourceFileError
 from core.ingest.contents import ends_in_page_number, is_contents_title, is_leader_entry
 from core.ingest.textbuild import TextBuilder
 from core.schemas.documents import Heading
+from core.text.chunking import pdf_heading_level
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,8 @@ _TITLE_NAMES = frozenset({"title", "表題"})
 _TOC_NAME = re.compile(r"(?:toc|目次)\s*(?:\d|heading|見出し)?", re.IGNORECASE)
 _LIST_STYLE_LEVEL = re.compile(r"list(?: bullet| number)? ([2-9])")
 _UNORDERED_FORMATS = frozenset({"bullet", "none", ""})
+_OFF = frozenset({"0", "false", "off", "none"})
+_WORD_DEFAULT_SIZE = 20.0  # half-points: Word's size when neither a style nor a default sets one
 
 
 def _w(tag: str) -> str:
@@ -71,6 +76,18 @@ class _Style:
     outline: int | None  # 0-based outline level from the style's paragraph properties
     num_id: str | None
     ilvl: int
+    size: float | None = None  # half-points, from the style's run properties
+    bold: bool | None = None
+
+
+def _run_look(rpr) -> tuple[float | None, bool | None]:
+    """(size in half-points, bold) a run-properties element sets, ``None`` where it is silent."""
+    if rpr is None:
+        return None, None
+    size = _val(rpr.find(_w("sz")))
+    bold_el = rpr.find(_w("b"))
+    bold = None if bold_el is None else (_val(bold_el) or "true").lower() not in _OFF
+    return (float(size) if size and size.replace(".", "", 1).isdigit() else None), bold
 
 
 def _styles(document) -> dict[str, _Style]:
@@ -84,12 +101,15 @@ def _styles(document) -> dict[str, _Style]:
         num_pr = ppr.find(_w("numPr")) if ppr is not None else None
         num_id = _val(num_pr.find(_w("numId"))) if num_pr is not None else None
         ilvl = _val(num_pr.find(_w("ilvl"))) if num_pr is not None else None
+        size, bold = _run_look(el.find(_w("rPr")))
         out[style_id] = _Style(
             name=(_val(el.find(_w("name"))) or style_id).strip(),
             based_on=_val(el.find(_w("basedOn"))),
             outline=int(outline) if outline and outline.isdigit() else None,
             num_id=num_id,
             ilvl=int(ilvl) if ilvl and ilvl.isdigit() else 0,
+            size=size,
+            bold=bold,
         )
     return out
 
@@ -128,7 +148,10 @@ def _number_formats(document) -> dict[str, dict[int, tuple[str, int]]]:
 
 
 class _Reader:
-    def __init__(self, document) -> None:
+    def __init__(self, document, looks: dict[int, int] | None = None) -> None:
+        self.looks = looks or {}  # paragraph index -> heading level by its look (0: title)
+        self.index = -1  # of the body paragraph being read
+        self.styled_headings = 0  # paragraphs a heading style or outline level makes headings
         self.styles = _styles(document)
         self.formats = _number_formats(document)
         self.counters: dict[tuple[str, int], int] = {}
@@ -227,10 +250,16 @@ class _Reader:
                 self.paragraph(item)
 
     def paragraph(self, p) -> None:
+        self.index += 1
         ppr = p.find(_w("pPr"))
         style_id = _val(ppr.find(_w("pStyle"))) if ppr is not None else None
         text = paragraph_text(p)
         role, level = self.paragraph_role(p, style_id)
+        if role == "heading":
+            self.styled_headings += 1
+        elif role == "body" and self.index in self.looks:
+            level = self.looks[self.index]
+            role = "heading" if level else "title"
         if role == "toc" or self._typed_contents(role, text):
             return
         if role == "title" and text.strip():
@@ -275,6 +304,94 @@ class _Reader:
             for tc in tr.iterchildren(_w("tc")):
                 cells.append(" ".join(paragraph_text(p) for p in tc.iter(_w("p"))))
             self.out.row(cells)
+
+
+# --- headings set by hand ----------------------------------------------------------------------
+# A document typed without heading styles (Japanese business documents often are: every
+# heading a paragraph of Normal, set bold or larger, numbered by hand) has its headings read
+# from their look, as a PDF's are: a short paragraph, not a list item and not a sentence, set
+# larger than the body or bold all through. A numbered one's level is its number's depth
+# (``1.`` 1, ``2.1`` 2, 第3章 1, 第2節 2); any other's the rank of its look (size, then bold)
+# among the headings'. The first paragraph, set alone in the largest look, is the title.
+
+_LOOK_HEADING_CHARS = 60
+_LOOK_NOT_END = tuple("。．.!！:：;；,，、")
+_BOLD_SHARE = 0.9
+
+
+def _formatted_headings(reader: _Reader, body, defaults: tuple[float | None, bool | None]):
+    """Paragraph index -> heading level (0: the title) by the paragraphs' look."""
+    looks: list[tuple[int, str, float, bool]] = []  # index, text, size, bold
+    weights: Counter[float] = Counter()
+    paragraphs = [item for item in reader.block_items(body) if item.tag == _w("p")]
+    for index, p in enumerate(paragraphs):
+        ppr = p.find(_w("pPr"))
+        style_id = _val(ppr.find(_w("pStyle"))) if ppr is not None else None
+        text = " ".join(paragraph_text(p).split())
+        if not text or reader.paragraph_role(p, style_id)[0] != "body":
+            continue
+        size, bold = _paragraph_look(reader, p, style_id, defaults)
+        weights[size] += len(text)
+        if reader.numbering(p, style_id) is None:
+            looks.append((index, text, size, bold))
+    if not weights:
+        return {}
+    body_size = weights.most_common(1)[0][0]
+    candidates = [
+        (index, text, (size, bold))
+        for index, text, size, bold in looks
+        if len(text) <= _LOOK_HEADING_CHARS
+        and not text.endswith(_LOOK_NOT_END)
+        and "。" not in text
+        and (size >= body_size + 2 or (bold and size >= body_size))
+    ]
+    if not candidates:
+        return {}
+    out: dict[int, int] = {}
+    largest = max(look for _, _, look in candidates)
+    first = candidates[0]
+    if (
+        not reader.has_title
+        and first[0] == min(index for index, *_ in looks)
+        and first[2] == largest
+        and sum(look == largest for _, _, look in candidates) == 1
+    ):
+        out[first[0]] = 0
+        candidates = candidates[1:]
+    ranks = {
+        look: rank for rank, look in enumerate(sorted({c[2] for c in candidates}, reverse=True))
+    }
+    for index, text, look in candidates:
+        out[index] = min(pdf_heading_level(text) or ranks[look] + 1, MAX_HEADING_LEVEL)
+    return out
+
+
+def _paragraph_look(reader: _Reader, p, style_id, defaults) -> tuple[float, bool]:
+    """The size that carries most of a paragraph's characters, and whether nearly all of them
+    are bold: each run's own properties, else its paragraph style's (and those it is based
+    on), else the document's defaults."""
+    style_size = next((s.size for s in reader._chain(style_id) if s.size is not None), None)
+    style_bold = next((s.bold for s in reader._chain(style_id) if s.bold is not None), None)
+    sizes: Counter[float] = Counter()
+    bold_chars = chars = 0
+    for run in p.iter(_w("r")):
+        text = "".join(t.text or "" for t in run.iter(_w("t"))).strip()
+        if not text:
+            continue
+        size, bold = _run_look(run.find(_w("rPr")))
+        size = size or style_size or defaults[0] or _WORD_DEFAULT_SIZE
+        bold = bold if bold is not None else style_bold if style_bold is not None else defaults[1]
+        sizes[size] += len(text)
+        chars += len(text)
+        bold_chars += len(text) if bold else 0
+    if not chars:
+        return defaults[0] or _WORD_DEFAULT_SIZE, False
+    return sizes.most_common(1)[0][0], bold_chars >= _BOLD_SHARE * chars
+
+
+def _defaults(document) -> tuple[float | None, bool | None]:
+    rpr = document.styles.element.find(f"{_w('docDefaults')}/{_w('rPrDefault')}/{_w('rPr')}")
+    return _run_look(rpr)
 
 
 def paragraph_text(p) -> str:
@@ -335,6 +452,12 @@ def read_docx(data: bytes, name: str, path: str, max_bytes: int) -> DocxText:
         document = docx.Document(io.BytesIO(data))
         reader = _Reader(document)
         reader.read(document.element.body)
+        if not reader.styled_headings:
+            # typed without heading styles: read again with the headings their look makes
+            looks = _formatted_headings(reader, document.element.body, _defaults(document))
+            if looks:
+                reader = _Reader(document, looks)
+                reader.read(document.element.body)
         core_title = (document.core_properties.title or "").strip()
     except Exception as exc:  # python-docx and lxml raise many types on broken packages
         raise SourceFileError(

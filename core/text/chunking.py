@@ -108,7 +108,8 @@ __all__ = [
 # 32: PDF: a "|" the text writes is no cell (wrapped lines with one join); a line of a text
 # drawing in code (an ASCII table, a tree) starts its own line.
 # 33: Markdown: GitBook hints lead with their style's label.
-CHUNKER_VERSION = 33
+# 34: Word: a document typed without heading styles has its headings read from their look.
+CHUNKER_VERSION = 34
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -105,6 +105,49 @@ def test_document_without_title_style_uses_heading_one_levels(tmp_path: Path):
     assert doc.title == "概要"
 
 
+def test_headings_typed_by_hand_are_read_from_their_look(tmp_path: Path):
+    # a document typed without heading styles, as Japanese business documents often are: every
+    # paragraph Normal, headings set bold or larger and numbered by hand; a bold sentence, a
+    # bold list item and a bold run inside body text are no headings
+    from docx.shared import Pt
+
+    d = docx.Document()
+    d.styles["Normal"].font.size = Pt(10.5)
+
+    def para(text: str, size: float = 10.5, bold: bool = False, style: str | None = None):
+        paragraph = d.add_paragraph(style=style)
+        run = paragraph.add_run(text)
+        run.font.size, run.bold = Pt(size), bold
+        return paragraph
+
+    para("ランサムウェア対応手順書", 18, True)
+    para("1. 目的", 14, True)
+    para("ランサムウェア感染が疑われるときの初動を定める。")
+    para("2. 初動対応", 14, True)
+    para("2.1 端末の隔離", 12, True)
+    para("LAN ケーブルを抜き、無線を切る。電源は切らない。")
+    para("本番環境のサーバーは勝手に停止しないこと。", bold=True)
+    para("管理者へ連絡する", bold=True, style="List Bullet")
+    mixed = para("証拠は")
+    mixed.add_run("必ず").bold = True
+    mixed.add_run("保全する。")
+    para("注意事項", bold=True)
+    para("身代金は支払わない。")
+    doc, _ = load_file(_save(d, tmp_path / "manual.docx"), tmp_path, 10_000_000)
+    assert doc.title == "ランサムウェア対応手順書"
+    assert [(h.level, h.title) for h in doc.headings] == [
+        (1, "ランサムウェア対応手順書"),
+        (2, "1. 目的"),
+        (2, "2. 初動対応"),
+        (3, "2.1 端末の隔離"),
+        (4, "注意事項"),
+    ]
+    assert "- 管理者へ連絡する" in doc.text.splitlines()
+    chunks = chunk_document(doc, 60, 0)
+    (isolate,) = [c for c in chunks if "LAN ケーブルを抜き" in c.body]
+    assert isolate.heading_path[-2:] == ("2. 初動対応", "2.1 端末の隔離")
+
+
 def test_a_table_of_contents_typed_by_hand_is_dropped_and_heads_nothing(tmp_path: Path):
     d = docx.Document()
     d.add_paragraph("情報漏えい対応手順書", style="Title")
