@@ -17,7 +17,9 @@ outside fenced code blocks (which are kept verbatim):
 - Directive containers (Docusaurus, VitePress, Pandoc, MyST: ``:::warning Title``,
   ``:::tip[Title]``, ``::: {.note}``, ``:::{note}`` … ``:::``, nested with more colons) are read
   as admonitions: the lead line and the body; one never closed loses its opening line only.
-  So are GitBook's hints (``{% hint style="warning" %}`` … ``{% endhint %}``).
+  So are GitBook's hints (``{% hint style="warning" %}`` … ``{% endhint %}``). The searches
+  for their ends share a budget of twenty times the page's lines: a hostile page of openers
+  never closed reads in linear time.
 - MDX (Docusaurus reads ``.md`` pages as MDX): the module lines (``import Tabs from
   '@theme/Tabs';``) are no text; a line that is one JSX component's tag (``<Tabs>``,
   ``</TabItem>``) is no line, and its ``label`` or ``title`` (``<TabItem label="Linux">``) leads
@@ -374,6 +376,8 @@ _CONTAINER = re.compile(
 _CONTAINER_END = re.compile(r" *(:{3,})[ \t]*")
 # GitBook's callout: {% hint style="warning" %} … {% endhint %}
 _HINT = re.compile(r"( *)\{%-?\s*hint\s+style=[\"']?([\w-]+)[\"']?\s*-?%\}[ \t]*")
+_MIN_SCAN_BUDGET = 100_000
+_SCAN_BUDGET_FACTOR = 20
 _HINT_END = re.compile(r" *\{%-?\s*endhint\s*-?%\}[ \t]*")
 # an MDX page's module lines (Docusaurus reads .md pages as MDX): "import Tabs from '@theme/Tabs';"
 _MDX_IMPORT = re.compile(
@@ -455,9 +459,13 @@ def _admonition_lead(
 
 
 class _Transformer:
-    def __init__(self, labels: frozenset[str]) -> None:
+    def __init__(self, labels: frozenset[str], lines: int = 0) -> None:
         self.labels = labels
         self.link_lines: list[str] = []  # output lines that are list items led by a link
+        # lines the searches for a container's or a hint's end may still read: each search
+        # reads its body, so a well-formed page needs its size times the nesting; a page of
+        # openers never closed would need its size squared (a hostile file: hours)
+        self.scan_budget = max(_MIN_SCAN_BUDGET, _SCAN_BUDGET_FACTOR * lines)
 
     def inline(self, text: str) -> str:
         return clean_inline(text, self.labels)
@@ -644,7 +652,7 @@ class _Transformer:
         container: its opening line is dropped and the lines after it are read as they are."""
         depth = 1
         j = i + 1
-        while j < len(lines):
+        while j < len(lines) and self._scan():
             if _CONTAINER_END.fullmatch(lines[j]):
                 depth -= 1
                 if depth == 0:
@@ -652,7 +660,7 @@ class _Transformer:
             elif _CONTAINER.fullmatch(lines[j]):
                 depth += 1
             j += 1
-        if depth:
+        if depth or j >= len(lines):
             return i + 1
         body = lines[i + 1 : j]
         title = match.group(4) if match.group(4) is not None else match.group(5)
@@ -663,13 +671,21 @@ class _Transformer:
     def _hint(self, lines: list[str], i: int, match: re.Match, out: list[str]) -> int:
         """GitBook's ``{% hint style="warning" %}`` … ``{% endhint %}`` as an admonition; one
         never closed loses its opening line only."""
-        end = next((j for j in range(i + 1, len(lines)) if _HINT_END.fullmatch(lines[j])), None)
-        if end is None:
+        end = i + 1
+        while end < len(lines) and self._scan() and not _HINT_END.fullmatch(lines[end]):
+            end += 1
+        if end >= len(lines) or self.scan_budget < 0:
             return i + 1
         body = lines[i + 1 : end]
         lead = _admonition_lead(match.group(2), None, body)
         self._block(out, " " * len(match.group(1)), lead, body)
         return end + 1
+
+    def _scan(self) -> bool:
+        """Spend one line of the search budget; ``False`` once it is spent (what is left of
+        the page is read without containers: their opening lines dropped)."""
+        self.scan_budget -= 1
+        return self.scan_budget >= 0
 
     def _block(self, out: list[str], pad: str, lead: str | None, body: list[str]) -> None:
         """An admonition's or a quote's lead line and body, apart from what comes before."""
@@ -759,7 +775,7 @@ def read_markdown(text: str, name: str) -> MarkdownText:
         for m in [_REF_DEF.fullmatch(ln)]
         if m
     )
-    transformer = _Transformer(labels)
+    transformer = _Transformer(labels, len(lines))
     out = transformer.run(lines)
     result = normalize_text("\n".join(out))
     link_lines = frozenset(

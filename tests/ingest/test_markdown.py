@@ -403,3 +403,17 @@ def test_gitbook_hints_lead_with_their_style():
         "Keep the message headers.",
         "Never closed.",
     ]
+
+
+def test_a_page_of_containers_never_closed_is_read_in_linear_time():
+    """A hostile page of 50,000 openers that no line closes: each search for an end would read
+    the rest of the page (hours in all); the searches share a budget of the page's size, so
+    the page reads in seconds, its text kept."""
+    import time
+
+    for opener in (":::note Never closed", '{% hint style="info" %}'):
+        source = f"{opener}\nLine of text.\n" * 25_000
+        started = time.monotonic()
+        text = read_markdown(source, "x.md").text
+        assert time.monotonic() - started < 15
+        assert text.count("Line of text.") == 25_000 and ":::" not in text
