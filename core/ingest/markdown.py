@@ -381,11 +381,11 @@ _SCAN_BUDGET_FACTOR = 20
 _HINT_END = re.compile(r" *\{%-?\s*endhint\s*-?%\}[ \t]*")
 # an MDX page's module lines (Docusaurus reads .md pages as MDX): "import Tabs from '@theme/Tabs';"
 _MDX_IMPORT = re.compile(
-    r"import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"][^'\"]+['\"];?\s*|export\s+const\s+\w+\s*=.*;\s*"
+    r"import\s(?:[^'\"]*\sfrom\s)?\s*['\"][^'\"]+['\"];?[ \t]*|export const \w+ ?=[^;]*;[ \t]*"
 )
 # a line that is one JSX component's tag (capitalised: <Tabs>, <TabItem label="Linux">,
 # </TabItem>, <Admonition type="note" title="…">): its label or title is the part's name
-_COMPONENT = re.compile(r"<(/?)([A-Z][\w.]*)((?:\s+[^<>]*?)?)\s*/?>")
+_COMPONENT = re.compile(r"<(/?)([A-Z][\w.]*)(\s[^<>]*)?>")
 _COMPONENT_NAME = re.compile(r"""\b(?:label|title)=(?:"([^"]*)"|'([^']*)')""")
 
 
@@ -532,7 +532,9 @@ class _Transformer:
             if component:
                 lists.reset()  # a component's part starts its own lists
                 name = (
-                    _COMPONENT_NAME.search(component.group(3)) if not component.group(1) else None
+                    _COMPONENT_NAME.search(component.group(3) or "")
+                    if not component.group(1)
+                    else None
                 )
                 if name:  # a tab's or a box's name leads its part, as a content tab's does
                     if out and out[-1]:

@@ -417,3 +417,23 @@ def test_a_page_of_containers_never_closed_is_read_in_linear_time():
         text = read_markdown(source, "x.md").text
         assert time.monotonic() - started < 15
         assert text.count("Line of text.") == 25_000 and ":::" not in text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "<Tabs" + " " * 20_000 + "x",  # a component's tag never closed
+        "import " + " " * 20_000 + "x",  # an MDX import that is none
+        "import " + "a from " * 3_000 + "x",
+        ":::note " + " " * 20_000 + "!",
+        '{% hint style="info"' + " " * 20_000,
+    ],
+    ids=["component", "import", "import-from", "container", "hint"],
+)
+def test_long_lines_that_almost_open_a_block_read_in_linear_time(line):
+    import time
+
+    started = time.monotonic()
+    text = read_markdown(line + "\n\nAfter.\n", "x.md").text
+    assert time.monotonic() - started < 5
+    assert text.endswith("After.")
