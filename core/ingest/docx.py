@@ -310,9 +310,10 @@ class _Reader:
 # A document typed without heading styles (Japanese business documents often are: every
 # heading a paragraph of Normal, set bold or larger, numbered by hand) has its headings read
 # from their look, as a PDF's are: a short paragraph, not a list item and not a sentence, set
-# larger than the body or bold all through. A numbered one's level is its number's depth
-# (``1.`` 1, ``2.1`` 2, 第3章 1, 第2節 2); any other's the rank of its look (size, then bold)
-# among the headings'. The first paragraph, set alone in the largest look, is the title.
+# larger than the body or bold all through. Its level is the rank of its look (size, then bold)
+# among the headings', or its number's depth when that is deeper (``2.1`` set as large as
+# ``2.`` is still under it; 第3章 1, 第2節 2). The first paragraph, set alone in the largest
+# look, is the title.
 
 _LOOK_HEADING_CHARS = 60
 _LOOK_NOT_END = tuple("。．.!！:：;；,，、")
@@ -362,7 +363,9 @@ def _formatted_headings(reader: _Reader, body, defaults: tuple[float | None, boo
         look: rank for rank, look in enumerate(sorted({c[2] for c in candidates}, reverse=True))
     }
     for index, text, look in candidates:
-        out[index] = min(pdf_heading_level(text) or ranks[look] + 1, MAX_HEADING_LEVEL)
+        # a number's depth is as deep as a heading sits at least: "1. 新システム準備" set as the
+        # subsections of a section are is one of them, its numbers restarted there
+        out[index] = min(max(pdf_heading_level(text), ranks[look] + 1), MAX_HEADING_LEVEL)
     return out
 
 

@@ -133,6 +133,10 @@ def test_headings_typed_by_hand_are_read_from_their_look(tmp_path: Path):
     mixed.add_run("保全する。")
     para("注意事項", bold=True)
     para("身代金は支払わない。")
+    para("3. 復旧", 14, True)
+    para("3.1 再構築", 14, True)  # as large as its chapter, numbered under it
+    para("1. 新しい端末の準備", bold=True)  # numbered again inside 3.1, set as its subsections
+    para("OS を入れ直す。")
     doc, _ = load_file(_save(d, tmp_path / "manual.docx"), tmp_path, 10_000_000)
     assert doc.title == "ランサムウェア対応手順書"
     assert [(h.level, h.title) for h in doc.headings] == [
@@ -141,6 +145,9 @@ def test_headings_typed_by_hand_are_read_from_their_look(tmp_path: Path):
         (2, "2. 初動対応"),
         (3, "2.1 端末の隔離"),
         (4, "注意事項"),
+        (2, "3. 復旧"),
+        (3, "3.1 再構築"),
+        (4, "1. 新しい端末の準備"),
     ]
     assert "- 管理者へ連絡する" in doc.text.splitlines()
     chunks = chunk_document(doc, 60, 0)
