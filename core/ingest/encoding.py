@@ -17,7 +17,7 @@ import re
 
 from core.errors import SourceFileError
 
-__all__ = ["decode_text"]
+__all__ = ["decode_replacing", "decode_text"]
 
 _BOMS = (
     (b"\xef\xbb\xbf", "utf-8"),
@@ -56,3 +56,12 @@ def decode_text(data: bytes, name: str, path: str, *, declared: str | None = Non
         if _KANA.search(text):
             return text
     return None
+
+
+def decode_replacing(data: bytes) -> str:
+    """``data`` in the encoding its BOM marks, else UTF-8, undecodable bytes replaced: for a
+    reader that keeps what it can of a broken file (HTML) after ``decode_text`` gave up."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom) :].decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from core.errors import SourceFileError
-from core.ingest.encoding import decode_text
+from core.ingest.encoding import decode_replacing, decode_text
 from core.ingest.textbuild import TextBuilder
 from core.schemas.documents import Heading
 from core.text.normalize import normalize_article
@@ -149,7 +149,7 @@ def decode_html(data: bytes, name: str, path: str) -> str:
     if text is not None:
         return text
     log.warning("%s: not valid in any expected encoding; undecodable bytes replaced", name)
-    return data.decode("utf-8-sig", errors="replace")
+    return decode_replacing(data)
 
 
 # --- the walk ----------------------------------------------------------------------------------

@@ -89,6 +89,8 @@ def _fitted(lines: list[PdfLine], columns: tuple[Column, Column]) -> tuple[Colum
 
 
 def _two_columns(lines: list[PdfLine]) -> tuple[Column, Column] | None:
+    """The page's two columns, or ``None`` when no gutter splits it (module docstring); the
+    three places in the middle most prose lines start at are tried as the right column's."""
     prose = [ln for ln in lines if not ln.code and not ln.cells and not ln.heading]
     if len(prose) < 2 * _MIN_LINES:
         return None
@@ -141,7 +143,7 @@ def _side_by_side(left: list[PdfLine], right: list[PdfLine]) -> bool:
 def _flag_column_top(lines: list[PdfLine], left: Column, right: Column) -> None:
     first = next((i for i, ln in enumerate(lines) if ln.column is right), None)
     if not first:
-        return
+        return  # no right column, or the page draws it first: nothing before it to go on
     above = lines[first - 1]
     in_left = [ln.y for ln in lines if ln.column is left]
     in_right = [ln.y for ln in lines if ln.column is right]

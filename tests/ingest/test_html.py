@@ -130,6 +130,13 @@ def test_broken_bytes_are_replaced_and_the_rest_is_read(caplog):
     assert any("broken.html" in r.getMessage() for r in caplog.records)
 
 
+def test_a_utf16_page_with_a_broken_unit_keeps_the_rest(caplog):
+    # odd length: the last unit is cut; the page is still read as UTF-16, that unit replaced
+    data = b"\xff\xfe" + "<p>端末を隔離する。</p>".encode("utf-16-le") + b"\x00"
+    assert read_html(data, "cut.html", "cut.html").text.startswith("端末を隔離する。")
+    assert any("cut.html" in r.getMessage() for r in caplog.records)
+
+
 def test_binary_file_named_html_is_skipped(tmp_path: Path):
     path = tmp_path / "image.html"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
