@@ -834,7 +834,8 @@ def _cover_title(pages: list[list[PdfLine]]) -> None:
 def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
     """A heading set over two lines (same level and size, a line apart) is one heading; so is a
     heading whose next line, in the same size and weight, goes on in lower case (a bold
-    sentence used as a heading, wrapped: "…should focus on being" / "prepared to handle…")."""
+    sentence used as a heading, wrapped: "…should focus on being" / "prepared to handle…") or
+    after a hyphen the heading broke at ("…Decision: Backup-" / "First Approach")."""
     for lines in pages:
         number = 0
         while number + 1 < len(lines):
@@ -848,8 +849,18 @@ def _merge_wrapped_headings(pages: list[list[PdfLine]]) -> None:
                 and b.text.strip()[:1].islower()
                 and not a.text.rstrip().endswith(_NOT_HEADING_END)
             )
+            # broken after a hyphen ("…Decision: Backup-" / "First Approach"): the next line is
+            # the rest of the word, whatever level its own look gave it
+            broken = (
+                a.heading
+                and _HYPHEN_END.search(a.text.rstrip()) is not None
+                and not b.flags & _DROPPED
+                and b.bold == a.bold
+                and not _HEADING_NUMBER.match(b.text.strip())
+            )
             if close and (
                 goes_on
+                or broken
                 or (
                     a.heading
                     and a.heading == b.heading

@@ -421,8 +421,13 @@ def _continue_from(run: _Run, last: _Run) -> None:
 
 def script_join(a: str, b: str) -> str:
     """Two pieces of one line of text: nothing between them where either side is Japanese
-    (or another script written without spaces), a space between Latin words."""
+    (or another script written without spaces), a space between Latin words, and nothing after
+    a hyphen a word broke at (a heading or a cell wrapped in a narrow column: "Backup-" /
+    "First Approach", "IRP-" / "STSTokenAbuse": word processors break after a hyphen, and keep
+    it)."""
     if a and b and (is_cjk(a[-1]) or is_cjk(b[0])):
+        return a + b
+    if len(a) >= 2 and a[-1] == "-" and a[-2].isalnum() and b[:1].isalnum():
         return a + b
     return a + " " + b if a and b else a + b
 

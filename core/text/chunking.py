@@ -109,7 +109,8 @@ __all__ = [
 # drawing in code (an ASCII table, a tree) starts its own line.
 # 33: Markdown: GitBook hints lead with their style's label.
 # 34: Word: a document typed without heading styles has its headings read from their look.
-CHUNKER_VERSION = 34
+# 35: PDF: a heading or a cell broken after a hyphen joins without a space ("Backup-First").
+CHUNKER_VERSION = 35
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

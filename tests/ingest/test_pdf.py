@@ -413,6 +413,34 @@ def test_a_bold_sentence_heading_wrapped_over_lines_is_one_heading(tmp_path: Pat
     assert section_of(doc, "Incidents can occur")[-1] == heading
 
 
+def test_a_heading_and_a_cell_wrapped_after_a_hyphen_keep_it_and_no_space(tmp_path: Path):
+    # a narrow column breaks a heading and a cell after a hyphen, as word processors do: the
+    # hyphen is the word's own, so the pieces join without a space
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Ransomware in AWS", 18, "B")
+    write(pdf, LOREM)
+    pdf.set_font("Helvetica", style="B", size=14)
+    for line in ("4.3 Recovery Decision: Backup-", "First Approach"):
+        pdf.cell(0, 7, line, new_x="LMARGIN", new_y="NEXT")
+    write(pdf, "Restore from the last clean backup before anything else.")
+    write(pdf, "5. Lessons", 14, "B")
+    write(pdf, LOREM)
+    pdf.set_font("Helvetica", size=10)
+    # the cell is too narrow for the whole name: its line breaks after the name's hyphen
+    width = pdf.get_string_width("STSTokenAbuse") + 4
+    assert pdf.get_string_width("IRP-STSTokenAbuse") > width - 3
+    edges = [20.0, 60.0, 60.0 + width]
+    bottom = _ruled_row(pdf, pdf.get_y() + 4, edges, [["Related"], ["IRP-", "STSTokenAbuse"]])
+    _ruled_row(pdf, bottom, edges, [["Owner"], ["IR lead"]])
+    doc = load(tmp_path, pdf)
+    titles = [title for _, title in tree(doc)]
+    assert (
+        "4.3 Recovery Decision: Backup-First Approach" in titles and "First Approach" not in titles
+    )
+    assert "Related | IRP-STSTokenAbuse" in doc.text.splitlines()
+
+
 def test_bold_table_rows_cell_pieces_and_sentences_are_not_headings(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
