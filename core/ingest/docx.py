@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from core.errors import SourceFileError
 from core.ingest.contents import ends_in_page_number, is_contents_title, is_leader_entry
 from core.ingest.textbuild import TextBuilder
+from core.ingest.typed import heading_text, typed_level
 from core.schemas.documents import Heading
-from core.text.chunking import pdf_heading_level
 
 log = logging.getLogger(__name__)
 
@@ -315,8 +315,6 @@ class _Reader:
 # ``2.`` is still under it; 第3章 1, 第2節 2). The first paragraph, set alone in the largest
 # look, is the title.
 
-_LOOK_HEADING_CHARS = 60
-_LOOK_NOT_END = tuple("。．.!！:：;；,，、")
 _BOLD_SHARE = 0.9
 
 
@@ -341,10 +339,7 @@ def _formatted_headings(reader: _Reader, body, defaults: tuple[float | None, boo
     candidates = [
         (index, text, (size, bold))
         for index, text, size, bold in looks
-        if len(text) <= _LOOK_HEADING_CHARS
-        and not text.endswith(_LOOK_NOT_END)
-        and "。" not in text
-        and (size >= body_size + 2 or (bold and size >= body_size))
+        if heading_text(text) and (size >= body_size + 2 or (bold and size >= body_size))
     ]
     if not candidates:
         return {}
@@ -363,9 +358,7 @@ def _formatted_headings(reader: _Reader, body, defaults: tuple[float | None, boo
         look: rank for rank, look in enumerate(sorted({c[2] for c in candidates}, reverse=True))
     }
     for index, text, look in candidates:
-        # a number's depth is as deep as a heading sits at least: "1. 新システム準備" set as the
-        # subsections of a section are is one of them, its numbers restarted there
-        out[index] = min(max(pdf_heading_level(text), ranks[look] + 1), MAX_HEADING_LEVEL)
+        out[index] = typed_level(text, ranks[look] + 1)
     return out
 
 

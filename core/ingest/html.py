@@ -10,7 +10,10 @@ entity expansion beyond HTML's own). What is kept and how:
   that are ``hidden`` or ``aria-hidden``, ARIA navigation/banner/contentinfo/search/complementary
   landmarks, ``header`` and ``footer`` outside ``main``/``article``, and the chrome of common
   wiki exports (table of contents, edit-section links, breadcrumbs, permalink anchors);
-- ``h1``-``h4`` become headings (``Document.headings``; ``h5``/``h6`` stay as lines);
+- ``h1``-``h4`` become headings (``Document.headings``; ``h5``/``h6`` stay as lines); a page
+  without any (saved from a document typed by hand) has its short paragraphs set bold all
+  through as headings, a numbered one at its number's depth, any other a level under the last
+  numbered one (``core.ingest.typed``);
 - list items become ``- item`` / ``1. item`` lines (numbered from ``<ol start>``), nested lists
   indented; table rows become one line each, cells joined by ``" | "``; ``pre`` keeps its lines;
 - images are dropped, links keep their text, entities are decoded, comments are dropped.
@@ -27,7 +30,9 @@ from dataclasses import dataclass
 from core.errors import SourceFileError
 from core.ingest.encoding import decode_replacing, decode_text
 from core.ingest.textbuild import TextBuilder
+from core.ingest.typed import heading_text, typed_level
 from core.schemas.documents import Heading
+from core.text.chunking import pdf_heading_level
 from core.text.normalize import normalize_article
 
 log = logging.getLogger(__name__)
@@ -204,6 +209,17 @@ def _inline_text(el, in_content: bool) -> str:
 _EMPHASIS = frozenset({"strong", "b", "em", "i", "span", "p"})
 
 
+_BOLD_SHARE = 0.9
+
+
+def _bold_all_through(el) -> bool:
+    """Whether nearly all of ``el``'s text is set in ``b`` or ``strong`` (a heading typed by
+    hand: ``<p><b>1. 目的</b></p>``, Word's ``<p class=MsoNormal><b><span …>``)."""
+    chars = sum(len(t.strip()) for t in el.xpath(".//text()"))
+    bold = sum(len(t.strip()) for t in el.xpath(".//text()[ancestor::b or ancestor::strong]"))
+    return chars > 0 and bold >= _BOLD_SHARE * chars
+
+
 def _led_by_link(li) -> bool:
     """An ``li`` whose text starts with a link (``<li><a href>Page</a> - about it</li>``),
     possibly inside emphasis or a paragraph."""
@@ -224,8 +240,11 @@ def _led_by_link(li) -> bool:
 class _Walker:
     """Emits the content of one element tree to a ``TextBuilder``."""
 
-    def __init__(self, builder: TextBuilder) -> None:
+    def __init__(self, builder: TextBuilder, typed_headings: bool = False) -> None:
         self.out = builder
+        # a page without h1-h4: its bold paragraphs are its headings (``core.ingest.typed``)
+        self.typed_headings = typed_headings
+        self.numbered_depth = 0  # of the last heading numbered by hand
         self.buffer: list[str] = []
         self.lists: list[list] = []  # [ordered, next number] per open list
         self.marker = ""  # list marker waiting for the item's first line
@@ -269,6 +288,17 @@ class _Walker:
             self.flush()
             self.out.heading(HEADING_TAGS[tag], _inline_text(el, content))
             return True
+        if tag == "p" and self.typed_headings and not self.lists:
+            text = _inline_text(el, content)
+            if heading_text(text) and _bold_all_through(el):
+                self.flush()
+                # numbered: its number's depth; else a level under the last numbered heading
+                depth = pdf_heading_level(text)
+                level = typed_level(text, depth or self.numbered_depth + 1)
+                if depth:
+                    self.numbered_depth = level
+                self.out.heading(level + 1, text)  # under the page's title, as h2 is
+                return True
         if tag == "tr":
             self.flush()
             cells = [c for c in el if isinstance(c.tag, str) and c.tag in ("td", "th")]
@@ -365,7 +395,8 @@ def read_html(data: bytes, name: str, path: str) -> HtmlText:
         return HtmlText(title=None, text="", headings=())
     root, in_content = _content_root(doc)
     builder = TextBuilder()
-    walker = _Walker(builder)
+    typed = next(root.iter(*HEADING_TAGS), None) is None
+    walker = _Walker(builder, typed_headings=typed)
     walker.walk(root, in_content)
     walker.flush()
     headings = builder.headings

@@ -110,7 +110,8 @@ __all__ = [
 # 33: Markdown: GitBook hints lead with their style's label.
 # 34: Word: a document typed without heading styles has its headings read from their look.
 # 35: PDF: a heading or a cell broken after a hyphen joins without a space ("Backup-First").
-CHUNKER_VERSION = 35
+# 36: HTML: a page without h1-h4 has its bold short paragraphs as headings (typed by hand).
+CHUNKER_VERSION = 36
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -179,3 +179,42 @@ def test_confluence_and_mediawiki_export_chrome_is_dropped(tmp_path: Path):
     assert "Isolate the host from the EDR console." in read.text
     for chrome in ("Taro Yamada", "Attachments", "flow.png", "Categories", "Retrieved from"):
         assert chrome not in read.text, chrome
+
+
+def test_a_page_typed_by_hand_has_its_bold_paragraphs_as_headings():
+    """A page saved from a document typed without heading styles (Word's "Web page", a wiki
+    page written with bold paragraphs): no h1-h4, so its short bold paragraphs are its
+    headings, under the page's title; bold sentences, bold list items and bold runs inside a
+    paragraph are not."""
+    page = (
+        "<html><head><title>ランサムウェア対応手順書</title></head><body>"
+        "<p class=MsoNormal><b><span style='font-size:14.0pt'>1. 目的</span></b></p>"
+        "<p class=MsoNormal>感染が疑われるときの初動を定める。</p>"
+        "<p><strong>2. 初動対応</strong></p>"
+        "<p><b>2.1 端末の隔離</b></p>"
+        "<p>LAN ケーブルを抜く。証拠は<b>必ず</b>保全する。</p>"
+        "<p><b>電源は切らないこと。</b></p>"
+        "<ul><li><b>管理者へ連絡する</b></li></ul>"
+        "<p><b>注意事項</b></p>"
+        "<p>身代金は支払わない。</p>"
+        "</body></html>"
+    ).encode()
+    result = read_html(page, "manual.html", "manual.html")
+    assert result.title == "ランサムウェア対応手順書"
+    assert [(h.level, h.title) for h in result.headings] == [
+        (2, "1. 目的"),
+        (2, "2. 初動対応"),
+        (3, "2.1 端末の隔離"),
+        (4, "注意事項"),
+    ]
+    lines = result.text.splitlines()
+    assert "電源は切らないこと。" in lines and "- 管理者へ連絡する" in lines
+
+
+def test_a_page_with_headings_keeps_its_bold_paragraphs_as_text():
+    page = (
+        b"<html><body><h2>Contain</h2><p><b>Isolate the host</b></p><p>Then call.</p></body></html>"
+    )
+    result = read_html(page, "a.html", "a.html")
+    assert [h.title for h in result.headings] == ["Contain"]
+    assert "Isolate the host" in result.text.splitlines()
