@@ -8,12 +8,13 @@ entity expansion beyond HTML's own). What is kept and how:
 - dropped with everything inside: ``nav``, ``aside``, ``script``, ``style``, ``noscript``,
   ``template``, forms and their controls, embedded objects (``iframe``, ``svg``, ...), elements
   that are ``hidden`` or ``aria-hidden``, ARIA navigation/banner/contentinfo/search/complementary
-  landmarks, ``header`` and ``footer`` outside ``main``/``article``, and the chrome of common
+  landmarks, ``header`` and ``footer`` outside ``main``/``article`` (and a word processor's
+  running header and footer: LibreOffice's ``<div title="header">``), and the chrome of common
   wiki exports (table of contents, edit-section links, breadcrumbs, permalink anchors);
 - ``h1``-``h4`` become headings (``Document.headings``; ``h5``/``h6`` stay as lines); a page
   without any (saved from a document typed by hand) has its short paragraphs set bold all
   through as headings, a numbered one at its number's depth, any other a level under the last
-  numbered one (``core.ingest.typed``);
+  numbered one, the one that reads as the page's ``<title>`` the title (``core.ingest.typed``);
 - list items become ``- item`` / ``1. item`` lines (numbered from ``<ol start>``), nested lists
   indented; table rows become one line each, cells joined by ``" | "``; ``pre`` keeps its lines;
 - images are dropped, links keep their text, entities are decoded, comments are dropped.
@@ -164,6 +165,9 @@ def _tokens(value: str | None) -> set[str]:
     return set(value.lower().split()) if value else set()
 
 
+_PAGE_PARTS = frozenset({"header", "footer"})
+
+
 def _dropped(el, in_content: bool) -> bool:
     tag = el.tag
     if tag in DROPPED_TAGS:
@@ -177,6 +181,8 @@ def _dropped(el, in_content: bool) -> bool:
         return True
     if attrib.get("role", "").lower() in _DROPPED_ROLES:
         return True
+    if tag == "div" and not in_content and attrib.get("title", "").lower() in _PAGE_PARTS:
+        return True  # a word processor's running header or footer (LibreOffice's export)
     return bool((_tokens(attrib.get("class")) | _tokens(attrib.get("id"))) & _CHROME_TOKENS)
 
 
@@ -240,10 +246,14 @@ def _led_by_link(li) -> bool:
 class _Walker:
     """Emits the content of one element tree to a ``TextBuilder``."""
 
-    def __init__(self, builder: TextBuilder, typed_headings: bool = False) -> None:
+    def __init__(
+        self, builder: TextBuilder, typed_headings: bool = False, title: str | None = None
+    ) -> None:
         self.out = builder
-        # a page without h1-h4: its bold paragraphs are its headings (``core.ingest.typed``)
+        # a page without h1-h4: its bold paragraphs are its headings (``core.ingest.typed``),
+        # the one that reads as the page's <title> its title (level 1, as an h1)
         self.typed_headings = typed_headings
+        self.title = title
         self.numbered_depth = 0  # of the last heading numbered by hand
         self.buffer: list[str] = []
         self.lists: list[list] = []  # [ordered, next number] per open list
@@ -292,6 +302,9 @@ class _Walker:
             text = _inline_text(el, content)
             if heading_text(text) and _bold_all_through(el):
                 self.flush()
+                if self.title and normalize_article(text) == self.title:
+                    self.out.heading(1, text)
+                    return True
                 # numbered: its number's depth; else a level under the last numbered heading
                 depth = pdf_heading_level(text)
                 level = typed_level(text, depth or self.numbered_depth + 1)
@@ -396,15 +409,15 @@ def read_html(data: bytes, name: str, path: str) -> HtmlText:
     root, in_content = _content_root(doc)
     builder = TextBuilder()
     typed = next(root.iter(*HEADING_TAGS), None) is None
-    walker = _Walker(builder, typed_headings=typed)
+    title_el = doc.find(".//title")
+    page_title = normalize_article("".join(title_el.itertext())) if title_el is not None else ""
+    walker = _Walker(builder, typed_headings=typed, title=page_title or None)
     walker.walk(root, in_content)
     walker.flush()
     headings = builder.headings
     title = next((h.title for h in headings if h.level == 1), None)
     if title is None:
-        title_el = doc.find(".//title")
-        if title_el is not None:
-            title = normalize_article("".join(title_el.itertext())) or None
+        title = page_title or None
     return HtmlText(
         title=title, text=builder.text(), headings=headings, link_lines=builder.link_lines
     )

@@ -188,6 +188,8 @@ def test_a_page_typed_by_hand_has_its_bold_paragraphs_as_headings():
     paragraph are not."""
     page = (
         "<html><head><title>ランサムウェア対応手順書</title></head><body>"
+        '<div title="header"><p>社内Wiki | 運用手順書（社外秘）</p></div>'
+        "<p><b><span style='font-size:18.0pt'>ランサムウェア対応手順書</span></b></p>"
         "<p class=MsoNormal><b><span style='font-size:14.0pt'>1. 目的</span></b></p>"
         "<p class=MsoNormal>感染が疑われるときの初動を定める。</p>"
         "<p><strong>2. 初動対応</strong></p>"
@@ -197,11 +199,13 @@ def test_a_page_typed_by_hand_has_its_bold_paragraphs_as_headings():
         "<ul><li><b>管理者へ連絡する</b></li></ul>"
         "<p><b>注意事項</b></p>"
         "<p>身代金は支払わない。</p>"
+        '<div title="footer"><p>ランサムウェア対応手順書 – 1</p></div>'
         "</body></html>"
     ).encode()
     result = read_html(page, "manual.html", "manual.html")
     assert result.title == "ランサムウェア対応手順書"
     assert [(h.level, h.title) for h in result.headings] == [
+        (1, "ランサムウェア対応手順書"),  # the paragraph that reads as the page's <title>
         (2, "1. 目的"),
         (2, "2. 初動対応"),
         (3, "2.1 端末の隔離"),
@@ -209,6 +213,7 @@ def test_a_page_typed_by_hand_has_its_bold_paragraphs_as_headings():
     ]
     lines = result.text.splitlines()
     assert "電源は切らないこと。" in lines and "- 管理者へ連絡する" in lines
+    assert "社内Wiki" not in result.text and "– 1" not in result.text  # a word processor's header
 
 
 def test_a_page_with_headings_keeps_its_bold_paragraphs_as_text():
