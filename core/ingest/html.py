@@ -226,6 +226,39 @@ def _bold_all_through(el) -> bool:
     return chars > 0 and bold >= _BOLD_SHARE * chars
 
 
+_FONT_SIZE = re.compile(r"font-size\s*:\s*([0-9.]+)\s*pt", re.IGNORECASE)
+
+
+def _font_size(el) -> float:
+    """The largest font size (pt) an inline style sets on ``el`` or inside it (Word's and
+    LibreOffice's pages set each run's size so); 0 when none does."""
+    sizes = [
+        float(m.group(1))
+        for node in el.iter()
+        if isinstance(node.tag, str)
+        for m in _FONT_SIZE.finditer(node.get("style", ""))
+        if m.group(1).replace(".", "", 1).isdigit()
+    ]
+    return max(sizes, default=0.0)
+
+
+def _typed_size_ranks(root, title: str | None) -> dict[float, int]:
+    """The ranks (1 the largest) of the font sizes the page's typed headings are set in, when
+    each has one and two or more sizes tell them apart; empty otherwise (their levels then come
+    from their numbers)."""
+    sizes = {
+        _font_size(p)
+        for p in root.iter("p")
+        if next(p.iterancestors("li", "td", "th"), None) is None
+        and heading_text(text := _inline_text(p, True))
+        and _bold_all_through(p)
+        and normalize_article(text) != title
+    }
+    if len(sizes) < 2 or 0.0 in sizes:
+        return {}  # one size, or some headings without one: the sizes tell nothing
+    return {size: rank for rank, size in enumerate(sorted(sizes, reverse=True), start=1)}
+
+
 def _led_by_link(li) -> bool:
     """An ``li`` whose text starts with a link (``<li><a href>Page</a> - about it</li>``),
     possibly inside emphasis or a paragraph."""
@@ -254,6 +287,7 @@ class _Walker:
         # the one that reads as the page's <title> its title (level 1, as an h1)
         self.typed_headings = typed_headings
         self.title = title
+        self.size_ranks: dict[float, int] = {}  # a typed heading's font size -> its rank
         self.numbered_depth = 0  # of the last heading numbered by hand
         self.buffer: list[str] = []
         self.lists: list[list] = []  # [ordered, next number] per open list
@@ -305,9 +339,14 @@ class _Walker:
                 if self.title and normalize_article(text) == self.title:
                     self.out.heading(1, text)
                     return True
-                # numbered: its number's depth; else a level under the last numbered heading
+                # the rank of its size among the typed headings' sizes (inline styles); without
+                # sizes, a numbered one's depth, any other a level under the last numbered one
                 depth = pdf_heading_level(text)
-                level = typed_level(text, depth or self.numbered_depth + 1)
+                size = _font_size(el)
+                if self.size_ranks and size in self.size_ranks:
+                    level = typed_level(text, self.size_ranks[size])
+                else:
+                    level = typed_level(text, depth or self.numbered_depth + 1)
                 if depth:
                     self.numbered_depth = level
                 self.out.heading(level + 1, text)  # under the page's title, as h2 is
@@ -412,6 +451,8 @@ def read_html(data: bytes, name: str, path: str) -> HtmlText:
     title_el = doc.find(".//title")
     page_title = normalize_article("".join(title_el.itertext())) if title_el is not None else ""
     walker = _Walker(builder, typed_headings=typed, title=page_title or None)
+    if typed:
+        walker.size_ranks = _typed_size_ranks(root, page_title or None)
     walker.walk(root, in_content)
     walker.flush()
     headings = builder.headings

@@ -111,7 +111,8 @@ __all__ = [
 # 34: Word: a document typed without heading styles has its headings read from their look.
 # 35: PDF: a heading or a cell broken after a hyphen joins without a space ("Backup-First").
 # 36: HTML: a page without h1-h4 has its bold short paragraphs as headings (typed by hand).
-CHUNKER_VERSION = 36
+# 37: HTML typed by hand: headings ranked by their inline font sizes when each has one.
+CHUNKER_VERSION = 37
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

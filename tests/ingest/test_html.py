@@ -223,3 +223,30 @@ def test_a_page_with_headings_keeps_its_bold_paragraphs_as_text():
     result = read_html(page, "a.html", "a.html")
     assert [h.title for h in result.headings] == ["Contain"]
     assert "Isolate the host" in result.text.splitlines()
+
+
+def test_typed_headings_with_sizes_nest_by_their_sizes():
+    """LibreOffice's and Word's pages set each run's size: the typed headings' sizes rank them
+    (a 12 pt heading under a 14 pt one), unnumbered as they are."""
+
+    def bold(text: str, size: int) -> str:
+        return f'<p><font style="font-size: {size}pt"><b>{text}</b></font></p>'
+
+    page = (
+        "<html><head><title>バックアップ手順</title></head><body>"
+        + bold("バックアップ手順", 18)
+        + bold("バックアップ戦略", 14)
+        + bold("バックアップ対象", 12)
+        + "<p>設定ファイルとデータベース。</p>"
+        + bold("自動バックアップ", 14)
+        + bold("cron ジョブ設定", 11)
+        + "<p>毎日 3 時に実行する。</p></body></html>"
+    ).encode()
+    result = read_html(page, "b.html", "b.html")
+    assert [(h.level, h.title) for h in result.headings] == [
+        (1, "バックアップ手順"),
+        (2, "バックアップ戦略"),
+        (3, "バックアップ対象"),
+        (2, "自動バックアップ"),
+        (4, "cron ジョブ設定"),
+    ]
