@@ -244,8 +244,8 @@ def _font_size(el) -> float:
 
 def _typed_size_ranks(root, title: str | None) -> dict[float, int]:
     """The ranks (1 the largest) of the font sizes the page's typed headings are set in, when
-    each has one and two or more sizes tell them apart; empty otherwise (their levels then come
-    from their numbers)."""
+    two or more sizes tell them apart (a heading without a size of its own is in the body's,
+    the smallest); empty otherwise (their levels then come from their numbers)."""
     sizes = {
         _font_size(p)
         for p in root.iter("p")
@@ -254,8 +254,8 @@ def _typed_size_ranks(root, title: str | None) -> dict[float, int]:
         and _bold_all_through(p)
         and normalize_article(text) != title
     }
-    if len(sizes) < 2 or 0.0 in sizes:
-        return {}  # one size, or some headings without one: the sizes tell nothing
+    if len(sizes) < 2:
+        return {}  # one size: the sizes tell nothing
     return {size: rank for rank, size in enumerate(sorted(sizes, reverse=True), start=1)}
 
 

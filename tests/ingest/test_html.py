@@ -190,7 +190,7 @@ def test_a_page_typed_by_hand_has_its_bold_paragraphs_as_headings():
         "<html><head><title>ランサムウェア対応手順書</title></head><body>"
         '<div title="header"><p>社内Wiki | 運用手順書（社外秘）</p></div>'
         "<p><b><span style='font-size:18.0pt'>ランサムウェア対応手順書</span></b></p>"
-        "<p class=MsoNormal><b><span style='font-size:14.0pt'>1. 目的</span></b></p>"
+        "<p class=MsoNormal><b>1. 目的</b></p>"
         "<p class=MsoNormal>感染が疑われるときの初動を定める。</p>"
         "<p><strong>2. 初動対応</strong></p>"
         "<p><b>2.1 端末の隔離</b></p>"
@@ -239,7 +239,7 @@ def test_typed_headings_with_sizes_nest_by_their_sizes():
         + bold("バックアップ対象", 12)
         + "<p>設定ファイルとデータベース。</p>"
         + bold("自動バックアップ", 14)
-        + bold("cron ジョブ設定", 11)
+        + "<p><b>cron ジョブ設定</b></p>"  # bold in the body's size: no size of its own
         + "<p>毎日 3 時に実行する。</p></body></html>"
     ).encode()
     result = read_html(page, "b.html", "b.html")
