@@ -151,7 +151,6 @@ class _Reader:
     def __init__(self, document, looks: dict[int, int] | None = None) -> None:
         self.looks = looks or {}  # paragraph index -> heading level by its look (0: title)
         self.index = -1  # of the body paragraph being read
-        self.styled_headings = 0  # paragraphs a heading style or outline level makes headings
         self.styles = _styles(document)
         self.formats = _number_formats(document)
         self.counters: dict[tuple[str, int], int] = {}
@@ -255,9 +254,7 @@ class _Reader:
         style_id = _val(ppr.find(_w("pStyle"))) if ppr is not None else None
         text = paragraph_text(p)
         role, level = self.paragraph_role(p, style_id)
-        if role == "heading":
-            self.styled_headings += 1
-        elif role == "body" and self.index in self.looks:
+        if role == "body" and self.index in self.looks:
             level = self.looks[self.index]
             role = "heading" if level else "title"
         if role == "toc" or self._typed_contents(role, text):
@@ -319,15 +316,22 @@ _BOLD_SHARE = 0.9
 
 
 def _formatted_headings(reader: _Reader, body, defaults: tuple[float | None, bool | None]):
-    """Paragraph index -> heading level (0: the title) by the paragraphs' look."""
+    """Paragraph index -> heading level (0: the title) by the paragraphs' look; empty when a
+    paragraph's style or outline level makes it a heading (the styles say what the headings
+    are)."""
     looks: list[tuple[int, str, float, bool]] = []  # index, text, size, bold
     weights: Counter[float] = Counter()
+    has_title = False
     paragraphs = [item for item in reader.block_items(body) if item.tag == _w("p")]
     for index, p in enumerate(paragraphs):
         ppr = p.find(_w("pPr"))
         style_id = _val(ppr.find(_w("pStyle"))) if ppr is not None else None
+        role = reader.paragraph_role(p, style_id)[0]
+        if role == "heading":
+            return {}
         text = " ".join(paragraph_text(p).split())
-        if not text or reader.paragraph_role(p, style_id)[0] != "body":
+        has_title = has_title or (role == "title" and bool(text))
+        if not text or role != "body":
             continue
         size, bold = _paragraph_look(reader, p, style_id, defaults)
         weights[size] += len(text)
@@ -347,7 +351,7 @@ def _formatted_headings(reader: _Reader, body, defaults: tuple[float | None, boo
     largest = max(look for _, _, look in candidates)
     first = candidates[0]
     if (
-        not reader.has_title
+        not has_title
         and first[0] == min(index for index, *_ in looks)
         and first[2] == largest
         and sum(look == largest for _, _, look in candidates) == 1
@@ -446,14 +450,11 @@ def read_docx(data: bytes, name: str, path: str, max_bytes: int) -> DocxText:
 
     try:
         document = docx.Document(io.BytesIO(data))
-        reader = _Reader(document)
-        reader.read(document.element.body)
-        if not reader.styled_headings:
-            # typed without heading styles: read again with the headings their look makes
-            looks = _formatted_headings(reader, document.element.body, _defaults(document))
-            if looks:
-                reader = _Reader(document, looks)
-                reader.read(document.element.body)
+        body = document.element.body
+        # typed without heading styles: the headings are those their look makes
+        looks = _formatted_headings(_Reader(document), body, _defaults(document))
+        reader = _Reader(document, looks)
+        reader.read(body)
         core_title = (document.core_properties.title or "").strip()
     except Exception as exc:  # python-docx and lxml raise many types on broken packages
         raise SourceFileError(

@@ -242,21 +242,24 @@ def _font_size(el) -> float:
     return max(sizes, default=0.0)
 
 
-def _typed_size_ranks(root, title: str | None) -> dict[float, int]:
-    """The ranks (1 the largest) of the font sizes the page's typed headings are set in, when
-    two or more sizes tell them apart (a heading without a size of its own is in the body's,
-    the smallest); empty otherwise (their levels then come from their numbers)."""
-    sizes = {
-        _font_size(p)
-        for p in root.iter("p")
-        if next(p.iterancestors("li", "td", "th"), None) is None
-        and heading_text(text := _inline_text(p, True))
-        and _bold_all_through(p)
-        and normalize_article(text) != title
-    }
+def _typed_headings(root, title: str | None) -> tuple[dict, dict[float, int]]:
+    """The headings of a page typed by hand: its short paragraphs set bold all through (not in
+    a list or a table), each with its text and font size; and the ranks (1 the largest) of the
+    sizes they are set in, when two or more sizes tell them apart (a heading without a size of
+    its own is in the body's, the smallest; the title's size is left out). Without ranks their
+    levels come from their numbers."""
+    found: dict = {}  # paragraph element -> (text, size)
+    for p in root.iter("p"):
+        if next(p.iterancestors("li", "td", "th"), None) is not None:
+            continue
+        text = _inline_text(p, True)
+        if heading_text(text) and _bold_all_through(p):
+            found[p] = (text, _font_size(p))
+    sizes = {size for text, size in found.values() if normalize_article(text) != title}
     if len(sizes) < 2:
-        return {}  # one size: the sizes tell nothing
-    return {size: rank for rank, size in enumerate(sorted(sizes, reverse=True), start=1)}
+        return found, {}  # one size: the sizes tell nothing
+    ranks = {size: rank for rank, size in enumerate(sorted(sizes, reverse=True), start=1)}
+    return found, ranks
 
 
 def _led_by_link(li) -> bool:
@@ -280,14 +283,16 @@ class _Walker:
     """Emits the content of one element tree to a ``TextBuilder``."""
 
     def __init__(
-        self, builder: TextBuilder, typed_headings: bool = False, title: str | None = None
+        self,
+        builder: TextBuilder,
+        typed: tuple[dict, dict[float, int]] = ({}, {}),
+        title: str | None = None,
     ) -> None:
         self.out = builder
-        # a page without h1-h4: its bold paragraphs are its headings (``core.ingest.typed``),
+        # a page without h1-h4: its bold paragraphs are its headings (``_typed_headings``),
         # the one that reads as the page's <title> its title (level 1, as an h1)
-        self.typed_headings = typed_headings
+        self.typed, self.size_ranks = typed
         self.title = title
-        self.size_ranks: dict[float, int] = {}  # a typed heading's font size -> its rank
         self.numbered_depth = 0  # of the last heading numbered by hand
         self.buffer: list[str] = []
         self.lists: list[list] = []  # [ordered, next number] per open list
@@ -332,25 +337,23 @@ class _Walker:
             self.flush()
             self.out.heading(HEADING_TAGS[tag], _inline_text(el, content))
             return True
-        if tag == "p" and self.typed_headings and not self.lists:
-            text = _inline_text(el, content)
-            if heading_text(text) and _bold_all_through(el):
-                self.flush()
-                if self.title and normalize_article(text) == self.title:
-                    self.out.heading(1, text)
-                    return True
-                # the rank of its size among the typed headings' sizes (inline styles); without
-                # sizes, a numbered one's depth, any other a level under the last numbered one
-                depth = pdf_heading_level(text)
-                size = _font_size(el)
-                if self.size_ranks and size in self.size_ranks:
-                    level = typed_level(text, self.size_ranks[size])
-                else:
-                    level = typed_level(text, depth or self.numbered_depth + 1)
-                if depth:
-                    self.numbered_depth = level
-                self.out.heading(level + 1, text)  # under the page's title, as h2 is
+        if tag == "p" and el in self.typed:
+            text, size = self.typed[el]
+            self.flush()
+            if self.title and normalize_article(text) == self.title:
+                self.out.heading(1, text)
                 return True
+            # the rank of its size among the typed headings' sizes (inline styles); without
+            # sizes, a numbered one's depth, any other a level under the last numbered one
+            depth = pdf_heading_level(text)
+            if size in self.size_ranks:
+                level = typed_level(text, self.size_ranks[size])
+            else:
+                level = typed_level(text, depth or self.numbered_depth + 1)
+            if depth:
+                self.numbered_depth = level
+            self.out.heading(level + 1, text)  # under the page's title, as h2 is
+            return True
         if tag == "tr":
             self.flush()
             cells = [c for c in el if isinstance(c.tag, str) and c.tag in ("td", "th")]
@@ -450,9 +453,8 @@ def read_html(data: bytes, name: str, path: str) -> HtmlText:
     typed = next(root.iter(*HEADING_TAGS), None) is None
     title_el = doc.find(".//title")
     page_title = normalize_article("".join(title_el.itertext())) if title_el is not None else ""
-    walker = _Walker(builder, typed_headings=typed, title=page_title or None)
-    if typed:
-        walker.size_ranks = _typed_size_ranks(root, page_title or None)
+    headings_typed = _typed_headings(root, page_title or None) if typed else ({}, {})
+    walker = _Walker(builder, headings_typed, title=page_title or None)
     walker.walk(root, in_content)
     walker.flush()
     headings = builder.headings

@@ -652,42 +652,45 @@ class _Transformer:
         """A directive container (``:::type title`` … ``:::``) as an admonition: its lead line
         and body. Containers nest (an inner one closes first); one never closed is no
         container: its opening line is dropped and the lines after it are read as they are."""
-        depth = 1
-        j = i + 1
-        while j < len(lines) and self._scan():
-            if _CONTAINER_END.fullmatch(lines[j]):
-                depth -= 1
-                if depth == 0:
-                    break
-            elif _CONTAINER.fullmatch(lines[j]):
-                depth += 1
-            j += 1
-        if depth or j >= len(lines):
+        end = self._end(lines, i, _CONTAINER_END, _CONTAINER)
+        if end is None:
             return i + 1
-        body = lines[i + 1 : j]
+        body = lines[i + 1 : end]
         title = match.group(4) if match.group(4) is not None else match.group(5)
         lead = _admonition_lead(match.group(3), title or None, body)
         self._block(out, " " * len(match.group(1)), lead, body)
-        return j + 1
+        return end + 1
 
     def _hint(self, lines: list[str], i: int, match: re.Match, out: list[str]) -> int:
         """GitBook's ``{% hint style="warning" %}`` … ``{% endhint %}`` as an admonition; one
         never closed loses its opening line only."""
-        end = i + 1
-        while end < len(lines) and self._scan() and not _HINT_END.fullmatch(lines[end]):
-            end += 1
-        if end >= len(lines) or self.scan_budget < 0:
+        end = self._end(lines, i, _HINT_END, None)
+        if end is None:
             return i + 1
         body = lines[i + 1 : end]
         lead = _admonition_lead(match.group(2), None, body)
         self._block(out, " " * len(match.group(1)), lead, body)
         return end + 1
 
-    def _scan(self) -> bool:
-        """Spend one line of the search budget; ``False`` once it is spent (what is left of
-        the page is read without containers: their opening lines dropped)."""
-        self.scan_budget -= 1
-        return self.scan_budget >= 0
+    def _end(
+        self, lines: list[str], i: int, closes: re.Pattern, opens: re.Pattern | None
+    ) -> int | None:
+        """The line that closes the block opened on line ``i`` (blocks ``opens`` starts nest
+        inside it), or ``None`` when none does before the page or the search budget ends: each
+        line read spends one of the budget, so a page of openers never closed reads in linear
+        time."""
+        depth = 1
+        for j in range(i + 1, len(lines)):
+            self.scan_budget -= 1
+            if self.scan_budget < 0:
+                return None
+            if closes.fullmatch(lines[j]):
+                depth -= 1
+                if depth == 0:
+                    return j
+            elif opens is not None and opens.fullmatch(lines[j]):
+                depth += 1
+        return None
 
     def _block(self, out: list[str], pad: str, lead: str | None, body: list[str]) -> None:
         """An admonition's or a quote's lead line and body, apart from what comes before."""

@@ -322,21 +322,26 @@ def test_block_quotes_and_github_alerts_are_read_without_their_markers():
     ]
 
 
+def _nonblank(source: str) -> list[str]:
+    """The lines of the text read from ``source``, blank ones left out."""
+    return [ln for ln in read_markdown(source, "x.md").text.split("\n") if ln]
+
+
 @pytest.mark.parametrize(
-    ("source", "lead", "body"),
+    ("source", "lead"),
     [
-        (":::warning Do not click\nNever open the attachment.\n:::", "Warning: Do not click", None),
-        (":::tip[Faster]\nUse the saved search.\n:::", "Tip: Faster", None),
-        ("::: danger 本番環境\n本番では実行しない。\n:::", "危険: 本番環境", None),
-        ("::: {.note}\nEscalate to the lead.\n:::", "Note", None),
-        (":::{important}\nKeep the headers.\n:::", "Tip", None),  # MyST; labelled as MkDocs does
-        ("::: details Full command\nkubectl get pods -A\n:::", "Full command", None),
+        (":::warning Do not click\nNever open the attachment.\n:::", "Warning: Do not click"),
+        (":::tip[Faster]\nUse the saved search.\n:::", "Tip: Faster"),
+        ("::: danger 本番環境\n本番では実行しない。\n:::", "危険: 本番環境"),
+        ("::: {.note}\nEscalate to the lead.\n:::", "Note"),
+        (":::{important}\nKeep the headers.\n:::", "Tip"),  # MyST; labelled as MkDocs does
+        ("::: details Full command\nkubectl get pods -A\n:::", "Full command"),
     ],
 )
-def test_directive_containers_read_as_admonitions(source, lead, body):
+def test_directive_containers_read_as_admonitions(source, lead):
     """Docusaurus, VitePress, Pandoc and MyST write their callouts as ``:::type title`` …
     ``:::``: a lead line as an admonition's, and the body; no colons left in the text."""
-    lines = [ln for ln in read_markdown(source + "\n", "x.md").text.split("\n") if ln]
+    lines = _nonblank(source + "\n")
     assert lines[0] == lead
     assert len(lines) == 2 and ":::" not in lines[1]
 
@@ -346,7 +351,7 @@ def test_nested_and_unclosed_containers():
         "::::note Outer\nOuter body.\n\n:::warning Inner\nInner body.\n:::\n\nAfter inner.\n::::\n"
         "\nBetween.\n\n:::tip Never closed\nLast line.\n"
     )
-    lines = [ln for ln in read_markdown(source, "x.md").text.split("\n") if ln]
+    lines = _nonblank(source)
     assert lines == [
         "Note: Outer",
         "Outer body.",
@@ -395,7 +400,7 @@ def test_gitbook_hints_lead_with_their_style():
         "{% hint style='info' %}\nKeep the message headers.\n{% endhint %}\n\n"
         '{% hint style="warning" %}\nNever closed.\n'
     )
-    lines = [ln for ln in read_markdown(source, "x.md").text.split("\n") if ln]
+    lines = _nonblank(source)
     assert lines == [
         "危険",
         "本番のデータベースでは実行しない。",
