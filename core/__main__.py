@@ -354,7 +354,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_inspect = sub.add_parser(
         "inspect", help="文書の読み取り結果（タイトル・見出し・チャンク）を表示する"
     )
-    p_inspect.add_argument("file", type=Path, help=".md / .pdf / .docx / .html などのファイル")
+    p_inspect.add_argument(
+        "file", type=Path, help=".md / .pdf / .docx / .html / .txt などのファイル"
+    )
     p_inspect.add_argument("--json", action="store_true")
     p_inspect.set_defaults(func=cmd_inspect)
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.evaluation.dataset import CATEGORY_LABELS
 from core.evaluation.scores import CRITERIA, CRITERION_LABELS
+from core.text.normalize import display_width
 
 if TYPE_CHECKING:
     from core.evaluation.results import EvaluationRun
@@ -26,12 +26,12 @@ if TYPE_CHECKING:
 
 def _pad(text: str, width: int) -> str:
     """Left-justify for a terminal: East Asian wide characters take two columns."""
-    used = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    used = display_width(text)
     return text + " " * max(0, width - used)
 
 
 def _rjust(text: str, width: int) -> str:
-    used = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    used = display_width(text)
     return " " * max(0, width - used) + text
 
 

@@ -1,6 +1,6 @@
 """Loaders: one source file -> one normalized ``Document``, or a ``SourceFileError`` naming it.
 
-Bad files (empty, binary, non-UTF-8 Markdown, oversized, encrypted or broken PDFs, PDFs without
+Bad files (empty, binary, Markdown or plain text in no encoding a Japanese team keeps text in, oversized, encrypted or broken PDFs, PDFs without
 a text layer, .docx files that are not Word documents, HTML pages without text) raise with a Japanese message; the indexer skips them and indexes the rest.
 """
 
@@ -17,6 +17,7 @@ from core.ingest.encoding import decode_text
 from core.ingest.html import read_html
 from core.ingest.markdown import read_markdown
 from core.ingest.pdf import PdfText, read_pdf
+from core.ingest.plaintext import looks_like_markdown, read_plaintext
 from core.schemas.documents import Document, Heading
 
 log = logging.getLogger(__name__)
@@ -25,7 +26,10 @@ MARKDOWN_SUFFIXES = (".md", ".markdown")
 PDF_SUFFIXES = (".pdf",)
 DOCX_SUFFIXES = (".docx",)
 HTML_SUFFIXES = (".html", ".htm")
-SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + DOCX_SUFFIXES + HTML_SUFFIXES
+TEXT_SUFFIXES = (".txt",)
+SUPPORTED_SUFFIXES = (
+    MARKDOWN_SUFFIXES + PDF_SUFFIXES + DOCX_SUFFIXES + HTML_SUFFIXES + TEXT_SUFFIXES
+)
 SUPPORTED_SUFFIXES_TEXT = " / ".join(SUPPORTED_SUFFIXES)  # for messages: ".md / .markdown / ..."
 
 
@@ -95,8 +99,13 @@ def load_file(
     suffix = path.suffix.lower()
     headings: tuple[Heading, ...] | None = None
     link_lines: frozenset[str] = frozenset()
-    if suffix in MARKDOWN_SUFFIXES:
-        markdown = read_markdown(decode_markdown(data, name, str(path)), name)
+    decoded = decode_markdown(data, name, str(path)) if suffix in TEXT_SUFFIXES else None
+    if decoded is not None and not looks_like_markdown(decoded):
+        plain = read_plaintext(decoded, name)
+        text, title, kind, headings = plain.text, plain.title or path.stem, "text", plain.headings
+    elif suffix in MARKDOWN_SUFFIXES or decoded is not None:
+        source = decoded if decoded is not None else decode_markdown(data, name, str(path))
+        markdown = read_markdown(source, name)
         title = markdown.title or site_title or path.stem
         text, kind = markdown.text, "markdown"
         link_lines = markdown.link_lines
@@ -125,7 +134,7 @@ def load_file(
         title=title,
         text=text,
         updated_at=_mtime_iso(path),
-        content_hash=document_hash(data, site_title if kind == "markdown" else None),
+        content_hash=document_hash(data, site_title if suffix in MARKDOWN_SUFFIXES else None),
         kind=kind,
         headings=headings,
         link_lines=link_lines,

@@ -112,7 +112,8 @@ __all__ = [
 # 35: PDF: a heading or a cell broken after a hyphen joins without a space ("Backup-First").
 # 36: HTML: a page without h1-h4 has its bold short paragraphs as headings (typed by hand).
 # 37: HTML typed by hand: headings ranked by their inline font sizes when each has one.
-CHUNKER_VERSION = 37
+# 38: plain-text runbooks (.txt): headings, lists, tables and wrapped paragraphs from the layout.
+CHUNKER_VERSION = 38
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the
@@ -163,18 +164,18 @@ _COUNTER_START = re.compile(r"[年月日時分秒件回個台人名本行字枚�
 _NOT_HEADING_END = "。.!?、,:：;；"
 
 
-def pdf_heading_level(line: str) -> int:
+def pdf_heading_level(line: str, max_chars: int = _PDF_MAX_HEADING_CHARS) -> int:
     """The heading level of a line of PDF text, or 0 when it is not a heading.
 
     Headings: ``1. 目的``, ``1.目的``, ``2 初動対応`` (level 1), ``2.1 影響範囲の確認`` (2),
     ``2.1.3 ...`` (3), ``第3章 復旧`` (章 1, 節 2, 項 3). Conservative: the stripped line is at
-    most 40 characters, does not end with 。 . ! ? 、 , : or ; and does not contain 。; a number
+    most ``max_chars`` (40) characters, does not end with 。 . ! ? 、 , : or ; and does not contain 。; a number
     is at most 2 digits per part and is followed by a title (a dot and/or a blank, then a
     character that is neither a digit, a dot nor a counter such as 件 or 年). Steps are not
     headings: ``(1) ...``, ``1) ...``, ``手順1:``, ``①``, ``1. ファイルを削除する。``.
     """
     stripped = line.strip()
-    if not stripped or len(stripped) > _PDF_MAX_HEADING_CHARS:
+    if not stripped or len(stripped) > max_chars:
         return 0
     if stripped[-1] in _NOT_HEADING_END or "。" in stripped:
         return 0

@@ -55,6 +55,7 @@ from functools import cache
 
 __all__ = [
     "EXCLUDED_DECOMPOSITION_TAGS",
+    "display_width",
     "normalize_article",
     "normalize_query",
     "normalize_text",
@@ -139,6 +140,12 @@ def safe_nfkc(text: str) -> str:
 _INNER_SPACES = re.compile(r"(?<=[^ \n])  +")
 _TRAILING_SPACES = re.compile(r" +(?=\n|\Z)")
 _BLANK_LINES = re.compile(r"\n{3,}")
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal or a plain-text editor: East Asian wide and
+    full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def normalize_text(text: str) -> str:

@@ -102,10 +102,10 @@ def test_inspect_errors_are_japanese_and_non_zero(tmp_path: Path):
     missing = run_inspect([str(tmp_path / "nothing.md")], tmp_path)
     assert missing.returncode != 0 and "見つかりません" in missing.stderr
     assert "Traceback" not in missing.stderr
-    other = tmp_path / "notes.txt"
+    other = tmp_path / "notes.rtf"
     other.write_text("text", encoding="utf-8")
     unsupported = run_inspect([str(other)], tmp_path)
-    assert unsupported.returncode != 0 and "notes.txt" in unsupported.stderr
+    assert unsupported.returncode != 0 and "notes.rtf" in unsupported.stderr
     assert "対応していない形式" in unsupported.stderr
     fake = tmp_path / "fake.docx"
     fake.write_bytes(b"plain text")

@@ -243,7 +243,7 @@ def test_missing_and_empty_folders(settings, runbook_dir, tmp_path):
         update_corpus(corpus, runbook_dir)
     with pytest.raises(InputError, match="見つかりません"):
         update_corpus(corpus, tmp_path / "nope")
-    write(runbook_dir, "notes.txt", "not a runbook")
+    write(runbook_dir, "notes.rtf", "not a runbook")
     with pytest.raises(InputError, match="対応ファイル"):
         update_corpus(corpus, runbook_dir)
 

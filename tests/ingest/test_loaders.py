@@ -89,7 +89,7 @@ def test_sample_pdfs_load_with_numbered_headings(name):
 
 
 def test_unsupported_suffix(tmp_path: Path):
-    path = tmp_path / "a.txt"
-    path.write_text("hello", encoding="utf-8")
+    path = tmp_path / "a.rtf"
+    path.write_text("{\\rtf1 hello}", encoding="utf-8")
     with pytest.raises(SourceFileError, match="対応していない形式"):
         load_file(path, tmp_path, 10_000)
