@@ -461,27 +461,50 @@ def _title(lines: list[_Line], wrapped: bool) -> int | None:
 
 
 def _levels(lines: list[_Line]) -> None:
-    """A numbered heading's level is its depth; another's is its style's rank by first
-    appearance among the styles first met under the same numbered heading, below it. A
+    """A numbered heading's level is its depth; another's is its style's rank (by weight, then
+    first appearance: ``_style_weight``) among the styles first met under the same numbered
+    heading, below it. A
     heading that names a step, a phase or a method by its number ("Step 2: …", 「手順3」)
     sits under the heading before it."""
-    ranks: dict[str, int] = {}
-    under: dict[int, int] = {}  # numbered depth -> styles first met under such a heading
+    first_under: dict[str, int] = {}  # style -> the numbered depth it is first met under
     depth = 0
+    for line in lines:
+        if line.kind == "heading" and line.style == "num":
+            depth = line.depth
+        elif line.kind == "heading" and not _STEP_HEADING.match(line.body):
+            first_under.setdefault(line.style, depth)
+    ranks: dict[str, int] = {}
+    for depth in set(first_under.values()):
+        met = [style for style, under in first_under.items() if under == depth]
+        met.sort(key=_style_weight)  # stable: first met first among equals
+        for rank, style in enumerate(met, start=1):
+            ranks[style] = depth + rank
     last = 0  # the level of the last heading that is no step
     for line in lines:
         if line.kind != "heading":
             continue
         if line.style == "num":
-            depth = last = line.depth
-            continue
-        if _STEP_HEADING.match(line.body):
+            last = line.depth
+        elif _STEP_HEADING.match(line.body):
             line.depth = last + 1  # "Step 2: …" is under the section it is a step of
-            continue
-        if line.style not in ranks:
-            under[depth] = under.get(depth, 0) + 1
-            ranks[line.style] = depth + under[depth]
-        line.depth = last = ranks[line.style]
+        else:
+            line.depth = last = ranks[line.style]
+
+
+# Styles met under the same heading rank by the weight their marks carry by convention
+# (【】 over an underline of "=" over one of "-", a filled mark over a hollow one), then by
+# first appearance.
+_FILLED = "■◆●▼★◎▶"
+
+
+def _style_weight(style: str) -> int:
+    if style == "【】":
+        return 0
+    if style.startswith("under:"):
+        return {"=": 1, "-": 2}.get(style[-1], 3)
+    if style.startswith("mark:"):
+        return 4 if style[-1] in _FILLED else 5
+    return 6
 
 
 def _wrap_width(lines: list[_Line]) -> int | None:

@@ -163,9 +163,9 @@ def test_notes_typed_in_an_editor_in_shift_jis_have_their_headings_lists_and_ste
         (1, "インシデント対応手順書(サンプル)"),
         (2, "1.目的"),
         (2, "2.初動対応"),
-        (3, "端末の隔離"),  # the mark leads no heading's title
-        (3, "報告"),
-        (4, "連絡先"),
+        (4, "端末の隔離"),  # the mark leads no heading's title
+        (4, "報告"),
+        (3, "連絡先"),  # 【】 over ■ under one section
         (2, "3.復旧"),
     ]
     lines = _lines(doc.text)
@@ -185,9 +185,38 @@ def test_notes_typed_in_an_editor_in_shift_jis_have_their_headings_lists_and_ste
     # lines that are not wrapped stay apart
     assert "SOC当番: 内線 1234" in lines and "情報システム部: 内線 5678" in lines
     sections = {s.heading_path[-1]: s for s in split_sections(doc.text, doc.kind, doc.headings)[1:]}
-    # a second kind of mark under one section ranks below the first one met there
-    assert sections["連絡先"].heading_path[:2] == ("インシデント対応手順書(サンプル)", "2.初動対応")
+    assert sections["連絡先"].heading_path == (
+        "インシデント対応手順書(サンプル)",
+        "2.初動対応",
+        "連絡先",
+    )
     assert sections["3.復旧"].heading_path == ("インシデント対応手順書(サンプル)", "3.復旧")
+
+
+def test_marks_nest_by_the_weight_they_carry_then_by_first_appearance():
+    notes = "\n".join(
+        [
+            "■ 連絡",  # met first, but a filled mark ranks under 【】
+            "担当者に電話する。",
+            "【手順】",
+            "□ 隔離",  # a hollow mark under a filled one
+            "ケーブルを抜く。",
+            "■ 報告",
+            "上長に報告する。",
+            "【記録】",
+            "Step 1: 時刻を記録する",  # a step under the heading before it
+            "発見時刻を書く。",
+        ]
+    )
+    read = read_plaintext(notes + "\n", "notes.txt")
+    assert [(h.level, h.title) for h in read.headings] == [
+        (2, "連絡"),
+        (1, "手順"),
+        (3, "隔離"),
+        (2, "報告"),
+        (1, "記録"),
+        (2, "Step 1: 時刻を記録する"),
+    ]
 
 
 # Word's (or LibreOffice's) "save as text": a paragraph on each line, headings as plain lines,
