@@ -64,6 +64,10 @@ _MAX_WRAP = 100  # a file wrapped wider than this is not wrapped by hand
 _WRAP_SLACK = 8  # a wrapped line ends within this many columns of the wrap width
 _MAX_HEADING_CHARS = 60  # as core.ingest.typed's
 _MIN_WRAP = 40  # nor narrower than this
+_MIN_NEAR = 2  # lines that end near the width, at least
+_NEAR_SHARE = 0.3  # of the lines at least as wide as _MIN_WRAP
+_BAND = 10  # columns around the commonest end
+_OVERLONG_SHARE = 0.1
 _SENTENCE_ENDS = tuple("。．.!?！？:：")
 _TITLE_LINES = 40  # the title stands within the first lines
 _CENTRE_SLACK = 6
@@ -267,13 +271,15 @@ def _margin(lines: list[_Line]) -> tuple[int, int]:
     return margin, prose.most_common(1)[0][0] if prose else margin
 
 
-def _mark_headings(lines: list[_Line], wrapped: bool) -> None:
+def _mark_headings(lines: list[_Line], width: int | None) -> None:
     margin, body = _margin(lines)
     for n, line in enumerate(lines):
         if line.kind != "text":
             continue
         above = _next_filled(lines, n, -1, through_blanks=False)
         below = _next_filled(lines, n, 1, through_blanks=False)
+        if below is not None and below.kind == "text" and _wrapped(line, below, width):
+            continue  # a line wrapped by hand goes on in the next: no heading
         bracketed = _BRACKETED.fullmatch(line.text)
         marked = _MARKED.fullmatch(line.text)
         if bracketed and heading_text(line.text):
@@ -518,9 +524,25 @@ def _wrap_width(lines: list[_Line]) -> int | None:
     ]
     if not prose:
         return None
-    ends = sorted(lines[n].end for n in prose)
-    width = ends[int(0.95 * (len(ends) - 1))]
-    if not _MIN_WRAP <= width <= _MAX_WRAP:
+    long = [_edge(lines[n]) for n in prose if _edge(lines[n]) >= _MIN_WRAP]
+    fitting = [end for end in long if end <= _MAX_WRAP]
+    if len(fitting) < _MIN_NEAR:
+        return None
+    # lines wrapped by hand end in a narrow band below the width (a URL or a command that does
+    # not break may run past it): the band around the commonest end, and its 90th percentile
+    common = max(Counter(fitting).items(), key=lambda item: (item[1], item[0]))[0]
+    band = sorted(end for end in fitting if abs(end - common) <= _BAND)
+    if len(band) < max(_MIN_NEAR, _NEAR_SHARE * len(long)):
+        return None
+    width = band[math.ceil(0.9 * (len(band) - 1))]
+    # a line of prose far past the width that could have broken before it (at a space, or
+    # anywhere in Japanese) was not wrapped by hand: a file with a few is not
+    overlong = sum(
+        1
+        for n in prose
+        if lines[n].end > width + _BAND and _breakable(lines[n].text, width - lines[n].indent)
+    )
+    if overlong > _OVERLONG_SHARE * len(fitting):
         return None
     near = [
         lines[n].text
@@ -533,15 +555,35 @@ def _wrap_width(lines: list[_Line]) -> int | None:
     return width if inside and 2 * inside >= len(near) else None
 
 
+_HANGING = frozenset("。、，．」』）】〕")
+
+
+def _edge(line: _Line) -> int:
+    """Where the line's text reaches the wrap edge: a comma or full stop an editor lets hang
+    past the edge (ぶら下げ) does not count."""
+    if line.text and line.text[-1] in _HANGING:
+        return line.end - display_width(line.text[-1])
+    return line.end
+
+
+def _breakable(text: str, columns: int) -> bool:
+    """Whether ``text`` could break within its first ``columns`` columns: at a space, or
+    between Japanese characters."""
+    used = 0
+    for n, char in enumerate(text):
+        used += display_width(char)
+        if used > columns:
+            return False
+        if n and (char == " " or is_cjk(char)):
+            return True
+    return False
+
+
 def _wrapped(before: _Line, line: _Line, width: int | None) -> bool:
-    if (
-        width is None
-        or before.end > width + 2
-        or before.gapped
-        or line.gapped
-        or before.text.endswith(_SENTENCE_ENDS)
-    ):
+    if width is None or before.end > width + 2 or before.gapped or line.gapped:
         return False
+    if _CODE_LIKE.search(before.text) or _CODE_LIKE.search(line.text):
+        return False  # a command and its comment are lines of their own
     word = first_word(line.text)
     gap = 0 if word and before.text and (is_cjk(word[0]) or is_cjk(before.text[-1])) else 1
     return before.end + gap + display_width(word) > width
@@ -567,7 +609,7 @@ def read_plaintext(source: str, name: str) -> PlainText:
     _drop_contents(lines)
     _mark_tables_and_rules(lines)
     width = _wrap_width(lines)
-    _mark_headings(lines, wrapped=width is not None)
+    _mark_headings(lines, width)
     _mark_items(lines)
     title_at = _title(lines, wrapped=width is not None)
     if title_at is not None:

@@ -48,22 +48,22 @@ Table of Contents
     """
 1. Introduction
 
-   A responder who collects evidence must be able to show later what
-   was collected, when, by whom and how it was protected.  This memo
-   gives a short set of practices that a team of two or three people
-   can follow during an incident without special equipment.
+   A responder who collects evidence must be able to show later what was
+   collected, when, by whom and how it was protected.  This memo gives a
+   short set of practices that a team of two or three people can follow
+   during an incident without special equipment.
 
 2. Guiding Principles
 
-   o  Write down every action with the time and the name of the
-      person who took it.
+   o  Write down every action with the time and the name of the person
+      who took it, and keep the notes with the evidence.
 
    o  Collect from the most volatile source first.
 
-   A responder who changes the original cannot show afterwards that
+   A responder who changes the original cannot show afterwards that the
 """,
     """
-   the evidence is what was found, so work on a verified copy.
+   evidence is what was found, so work on a verified copy.
 
 2.1 Order of Collection
 
@@ -116,9 +116,10 @@ def test_a_document_published_as_text_is_read_by_its_pages_contents_and_sections
         "what was found, so work on a verified copy."
     ) in lines
     # an item's wrapped line goes on the item; a table keeps its rows, without the border
-    assert "- Write down every action with the time and the name of the person who took it." in (
-        lines
-    )
+    assert (
+        "- Write down every action with the time and the name of the person who took it, and "
+        "keep the notes with the evidence."
+    ) in lines
     assert lines[-3:] == ["Step | Action", "1 | Note the time and the host", "2 | Capture memory"]
     # the header block set in columns keeps its lines apart
     assert "Network Working Group A. Example" in lines
@@ -267,6 +268,43 @@ def test_a_word_document_saved_as_text_has_its_plain_headings_and_no_cell_is_one
     assert "Keep the reported mail as an attachment before anyone deletes it." in lines
     assert "- Tell the user by phone, not by mail." in lines
     assert "High" in lines and "Low" in lines  # cells stay text
+
+
+_PARAGRAPHS = [
+    "障害対応手順",
+    "この手順書は、社内の業務システムで障害が発生したときに当番の担当者が最初の三十分で行うことを"
+    "まとめたものです。判断に迷ったときは、独断で進めずに必ず当番の責任者に電話で相談してください。",
+    "1. 状況の確認",
+    "監視画面で影響を受けているサービスと利用者の範囲を確認し、チケットに時刻と内容を記録します。"
+    "記録は後で振り返りを行うときの唯一の手がかりになるため、推測ではなく見たことを書きます。",
+    "参考: https://intra.example.com/wiki/incident-response/first-thirty-minutes/checklist-and-contacts",
+    "2. 連絡",
+    "影響が利用者に及んでいる場合は、情報システム部の窓口と広報の担当者に状況を伝えます。",
+]
+
+
+def _wrap_japanese(paragraph: str, columns: int) -> list[str]:
+    """An editor's wrap: Japanese characters two columns wide, a URL never broken."""
+    if paragraph.startswith("参考: "):  # the URL does not fit: it goes on a line of its own
+        return paragraph.split(" ")
+    lines, line, used = [], "", 0
+    for char in paragraph:
+        width = 1 if char.isascii() else 2
+        if used + width > columns and char not in "。、":  # 。、 may hang past the edge
+            lines.append(line)
+            line, used = "", 0
+        line += char
+        used += width
+    return [*lines, line]
+
+
+def test_a_file_wrapped_by_hand_reads_as_the_same_file_unwrapped():
+    soft = "\n".join(_PARAGRAPHS) + "\n"
+    wrapped = "\n".join(line for p in _PARAGRAPHS for line in _wrap_japanese(p, 72)) + "\n"
+    assert len(wrapped.splitlines()) > len(soft.splitlines()) + 4
+    as_written, as_wrapped = read_plaintext(soft, "a.txt"), read_plaintext(wrapped, "b.txt")
+    assert as_wrapped.text == as_written.text
+    assert [h.title for h in as_wrapped.headings] == ["障害対応手順", "1. 状況の確認", "2. 連絡"]
 
 
 def test_a_txt_file_written_in_markdown_is_read_as_markdown(tmp_path: Path):
