@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,21 @@ def _hidden(name: str) -> bool:
     return name.startswith(".")
 
 
+# Plain-text files a repository keeps for programs or for its licence, not for its readers
+# (``requirements.txt``, ``robots.txt``, ``LICENSE.txt``): a folder of runbooks checked out from
+# a repository is not indexed with them.
+_NOT_DOCUMENTS = re.compile(
+    r"(?:requirements|constraints)[\w.-]*\.txt|robots\.txt|cmakelists\.txt"
+    r"|(?:license|licence|copying|notice|third[_-]party[\w.-]*)\.txt",
+    re.IGNORECASE,
+)
+
+
+def _document(path: Path) -> bool:
+    """A file of a supported format that is not a program's or a licence's text."""
+    return path.suffix.lower() in SUPPORTED_SUFFIXES and not _NOT_DOCUMENTS.fullmatch(path.name)
+
+
 def walk_folder(folder: Path, root: Path) -> FolderScan:
     """Supported files under ``folder`` (recursive, sorted, hidden entries skipped) and the links
     refused because their target is outside ``root``."""
@@ -90,7 +106,7 @@ def walk_folder(folder: Path, root: Path) -> FolderScan:
                 target = path.resolve()
                 if target not in above:
                     stack.append((path, above | {target}))
-            elif entry.is_file() and path.suffix.lower() in SUPPORTED_SUFFIXES:
+            elif entry.is_file() and _document(path):
                 scan.files.append(path)
     scan.files.sort()
     return scan

@@ -353,8 +353,12 @@ def test_a_txt_runbook_is_indexed_and_answers_with_its_section(tmp_path: Path):
     (data / "memo.txt").write_bytes(_MEMO.encode("cp932"))
     (data / "rfc9999.txt").write_text(_rfc(), encoding="utf-8")
     settings = make_settings(tmp_path / "state", data)
+    # a repository's files for programs and its licence are not runbooks
+    (data / "requirements.txt").write_text("pypdf>=7.1\nlxml>=6.1\n", encoding="utf-8")
+    (data / "LICENSE.txt").write_text("Permission is hereby granted, free of charge.\n", "utf-8")
     report = index_runbooks(settings, data, check_allowed=False)
     assert sorted(report.added) == ["memo.txt", "rfc9999.txt"]
+    assert not report.skipped
     outcome = search_runbooks(settings, "ＳＯＣ当番の内線番号は？", data=data)
     top = outcome.hits[0].chunk
     assert top.source == "memo.txt" and top.heading_path[-1] == "連絡先"
