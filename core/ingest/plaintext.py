@@ -90,12 +90,14 @@ _NUMBERED_ITEM = re.compile(r"(?:\d{1,2}[.)]|\(\d{1,2}\)|[①-⑳]|[a-zA-Z][.)]|
 # a Japanese label and its value (「委任先: マーケティングチーム」): a field, not a heading
 _LABEL = re.compile(r"(?=[^:]{0,11}[\u3040-\u30ff\u3400-\u9fff])[^:\s][^:]{0,11}:\s*\S")
 _INNER_GAP = re.compile(r"\S {3,}\S")
-# shell and code: a comment, a command, a continued line, a pipe, a tree's branch, braces,
-# variables, an option
+# shell and code: a comment, a command, a diagram's source (Mermaid), a continued line, a pipe,
+# a tree's branch, braces, variables, an option
 _CODE_LIKE = re.compile(
     r"^#|^(?:sudo|echo|cd|ls|cat|grep|export|docker|kubectl|aws|az|gcloud|git|curl|wget|python3?"
     r"|bash|sh|pip|npm|systemctl|journalctl|chmod|chown|mkdir|rm|cp|mv|tar|ssh|scp|find|done|fi"
-    r"|then|else|esac|Get-\w+|Set-\w+|Remove-\w+)\b|[\\|│├└┌┐┘┤┬┴┼{}$<>;=]|\s--?\w"
+    r"|then|else|esac|Get-\w+|Set-\w+|Remove-\w+"
+    r"|flowchart|graph|sequenceDiagram|classDiagram|stateDiagram|erDiagram|gantt|mindmap)\b"
+    r"|[\\|│├└┌┐┘┤┬┴┼{}$<>;=]|\s--?\w"
 )
 
 

@@ -160,7 +160,11 @@ _PDF_NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,2})(\.?)([ \t]*)(.*)")
 _PDF_CHAPTER = re.compile(r"第([0-9]{1,3}|[一二三四五六七八九十百]{1,4})([章節項])(?:[ \t:：]|$).*")
 _CHAPTER_LEVEL = {"章": 1, "節": 2, "項": 3}
 # A title starting with a counter is a quantity, not a heading: "10 件のアラート", "1.5 倍".
-_COUNTER_START = re.compile(r"[年月日時分秒件回個台人名本行字枚倍割%度歳週か箇ヶ]")
+# 本 is also the prefix "this" (「1.1 本書の目的」, 「1.1 本ガイドラインの目的」): a counter only
+# before a particle, a mark or the end ("3 本の", "2 本").
+_COUNTER_START = re.compile(
+    r"[年月日時分秒件回個台人名行字枚倍割%度歳週か箇ヶ]|本(?=$|[のをがはでにもと、。,.\s)）])"
+)
 _NOT_HEADING_END = "。.!?、,:：;；"
 
 

@@ -243,6 +243,8 @@ az ad user update --id user@example.com --force-change-password-next-sign-in tru
     • Tell the user by phone, not by mail.
 Step 2: Revoke the sessions
 Revoke the refresh tokens so that stolen sessions end at once.
+flowchart TD
+    report(Reported) --> reset(Password reset) --> revoke(Sessions revoked)
 1.2 Evidence
 Keep the reported mail as an attachment before anyone deletes it.
 """

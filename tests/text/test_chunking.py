@@ -283,6 +283,8 @@ def test_unknown_kind() -> None:
         ("第2節 連絡体制", 2),
         ("1 はじめに", 1),
         ("  3. 再発防止策  ", 1),
+        ("1.1 本書の目的", 2),  # 本 as "this", not a count of things
+        ("1.1 本ガイドラインの目的", 2),
     ],
 )
 def test_pdf_headings(line: str, level: int) -> None:
@@ -301,6 +303,7 @@ def test_pdf_headings(line: str, level: int) -> None:
         "10 件のアラートを確認",
         "5 月の障害",
         "1.5 倍に増加",
+        "3 本の回線を冗長化",
         "10.0.0.1 への通信",
         "2024.1.15 障害発生",
         "3.14",
