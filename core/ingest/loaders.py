@@ -1,7 +1,9 @@
 """Loaders: one source file -> one normalized ``Document``, or a ``SourceFileError`` naming it.
 
-Bad files (empty, binary, Markdown or plain text in no encoding a Japanese team keeps text in, oversized, encrypted or broken PDFs, PDFs without
-a text layer, .docx files that are not Word documents, HTML pages without text) raise with a Japanese message; the indexer skips them and indexes the rest.
+Bad files (empty, binary, Markdown or plain text in no encoding a Japanese team keeps text in,
+oversized, encrypted or broken PDFs, PDFs without a text layer, .docx files that are not Word
+documents, HTML pages without text) raise with a Japanese message; the indexer skips them and
+indexes the rest.
 """
 
 from __future__ import annotations

@@ -15,28 +15,36 @@ Without markup, the reader recovers the structure from the layout:
 - **Headings.** A line underlined with ``===`` / ``---`` (``~``, ``*``, ``─``, ``＝`` …); a line
   that is all ``【…】``, or a short line led by a heading mark (``■ □ ◆ ◇ ● ○ ▼ ▽ ★ ☆ ◎ ▶``)
   that no line next to it shares (a run of such lines is a list); a numbered line at the text's
-  margin (``1. 目的``, ``2.1 Order of Volatility``, 第3章, ``Appendix A``: the numbered headings of
-  ``core.text.chunking.pdf_heading_level``), unless the lines next to it are its siblings (a run
-  of numbered lines, or numbered lines with nothing but blank lines between, is a list of
-  steps); a short line alone at the margin when the body text is indented (an RFC's
-  "Abstract"). Each heading is short and not a sentence (``core.ingest.typed``). A numbered
-  heading's level is its depth; another's is its style's rank by first appearance, counted
-  under the numbered heading it first appears in. The title is the first line, or a centred
-  line before the first heading (a style used once by the first line counts as the title):
-  level 1, every section a level below it.
+  margin (``1. 目的``, ``2.1 Order of Volatility``, 第3章: the numbered headings of
+  ``core.text.chunking.pdf_heading_level``; ``Part 2``, ``Appendix A``, 「付録1」 at the top),
+  unless the lines next to it are its siblings (a run of numbered lines, or numbered lines with
+  nothing but blank lines between, is a list of steps); a short line alone at the margin when
+  the body text is indented (an RFC's "Abstract"); in a file with a paragraph on each line
+  (Word's "save as text"), a short line that a paragraph, a list, code or a labelled field
+  follows, after a sentence, an item, a heading or a blank line (``_plain_heading``). Each
+  heading is short and not a sentence (``core.ingest.typed``), no line of code (a command, a
+  shell comment, a diagram's source) and no label with its value (「委任先: 広報」); a line
+  that wraps into the next is none. A numbered heading's level is its depth; another's is its
+  style's rank among the styles first met under the same numbered heading (by the weight its
+  mark carries, then by first appearance); "Step 2: …" or 「手順3」 sits under the heading
+  before it. The title is the first line, or a centred line before the first heading: level 1,
+  every section a level below it.
 - **Lists.** ``-``, ``*``, ``・``, ``•``, ``o`` lead ``- item``; ``1.``, ``1)``, ``(1)``,
   ``①``, ``a.`` lead numbered items as written. Items nest by the column their mark stands at.
 - **Tables.** ``| a | b |`` lines are rows (cells joined by ``" | "``); border lines
   (``+---+``, ``|---|``) are dropped.
-- **Paragraphs.** In a file wrapped by hand (most lines end within a few columns of one width,
-  and that width is at most 100 columns), a line is joined to the one before when the one
-  before was wrapped: the new line's first word would not have fit on it
-  (``core.ingest.pdf_lines.first_word``, East Asian characters two columns wide). Pieces are
-  joined with the script's separator (``script_join``: nothing between Japanese characters).
-  A file not wrapped by hand keeps each line as it is.
+- **Paragraphs.** In a file wrapped by hand (``_wrap_width``: many lines end in a narrow band of
+  columns, 40 to 100, mostly inside a sentence, and hardly any line of prose runs far past it
+  where it could have broken), a line is joined to the one before when the one before was
+  wrapped: the new line's first word would not have fit on it
+  (``core.ingest.pdf_lines.first_word``, East Asian characters two columns wide; a 。 or 、 an
+  editor lets hang past the edge does not count). Pieces are joined with the script's separator
+  (``script_join``: nothing between Japanese characters); lines of code never join. A file not
+  wrapped by hand keeps each line as it is.
 
-A ``.txt`` file written in Markdown (two ATX headings or more, or YAML front matter) is read as
-Markdown by the loader (``looks_like_markdown``).
+A ``.txt`` file written in Markdown (YAML front matter; ATX headings, one of them ``##`` or
+deeper; or a heading with a code fence) is read as Markdown by the loader
+(``looks_like_markdown``).
 """
 
 from __future__ import annotations
@@ -79,11 +87,12 @@ _TABLE_ROW = re.compile(r"\s*\|(.*)\|\s*")
 _BRACKETED = re.compile(r"【([^】]{1,40})】\s*(.*)")
 _HEADING_MARKS = "■□◆◇●○▼▽★☆◎▶▷"
 _MARKED = re.compile(rf"([{_HEADING_MARKS}])\s*(.+)")
-# a part, a chapter or an appendix by its number or letter: the top of a numbered outline
+# a part, a chapter or an appendix by its number, Roman numeral or capital letter: the top of a
+# numbered outline ("Part 2 — Contain", "Appendix A. Checklist", 「付録1」; not "Part of the team")
 _PART = re.compile(
-    r"(?:(?:appendix|annex|part|chapter)\s+[A-Z0-9]{1,3}|(?:付録|別紙|別添|第\d{1,2}部)\s*[A-Z0-9]{0,3})"
-    r"(?:[.:：]\s*|\s+|$).*",
-    re.IGNORECASE,
+    r"(?:(?:[Aa]ppendix|APPENDIX|[Aa]nnex|ANNEX|[Pp]art|PART|[Cc]hapter|CHAPTER)\s+"
+    r"(?:\d{1,3}|[IVXLC]{1,5}|[A-Z])(?![a-z])|(?:付録|別紙|別添|第\d{1,2}部)\s*[A-Z0-9]{0,3})"
+    r"(?:[.:：]\s*|\s+|$).*"
 )
 _BULLET = re.compile(r"(?:[-*+・•◦▪‣⁃∙]|o(?=\s))\s*(?=\S)")
 _NUMBERED_ITEM = re.compile(r"(?:\d{1,2}[.)]|\(\d{1,2}\)|[①-⑳]|[a-zA-Z][.)]|\([a-z]\))\s*(?=\S)")
@@ -113,8 +122,8 @@ class _Line:
     text: str  # safe-NFKC, stripped
     indent: int  # display columns before the text, as the file sets it
     end: int  # display column the line ends at
-    kind: str = "text"  # text | blank | heading | item | row | drop
-    style: str = ""  # a heading's style: "num", "under:=", "mark:■", "【】", "margin"
+    kind: str = "text"  # text | blank | heading | title | item | row | drop
+    style: str = ""  # a heading's: "num", "under:=", "mark:■", "【】", "margin", "plain"
     depth: int = 0  # a numbered heading's depth
     marker: str = ""  # an item's mark, as the text gets it ("- ", "1. ", "(1) ")
     body: str = ""  # a heading's title or an item's text without its mark
@@ -349,7 +358,6 @@ def _plain_heading(lines: list[_Line], n: int, margin: int) -> bool:
         below.indent > margin or bool(_BULLET.match(below.text) or _NUMBERED_ITEM.match(below.text))
     )
     coded = below.kind == "text" and bool(_CODE_LIKE.search(below.text))
-    # a table's cells, one on each line: a short line, then at least two more
     labelled = below.kind == "text" and bool(_LABEL.match(below.text))
     if not (paragraph or listed or coded or labelled):
         return False
@@ -471,9 +479,8 @@ def _title(lines: list[_Line], wrapped: bool) -> int | None:
 def _levels(lines: list[_Line]) -> None:
     """A numbered heading's level is its depth; another's is its style's rank (by weight, then
     first appearance: ``_style_weight``) among the styles first met under the same numbered
-    heading, below it. A
-    heading that names a step, a phase or a method by its number ("Step 2: …", 「手順3」)
-    sits under the heading before it."""
+    heading, below it. A heading that names a step, a phase or a method by its number
+    ("Step 2: …", 「手順3」) sits under the heading before it."""
     first_under: dict[str, int] = {}  # style -> the numbered depth it is first met under
     depth = 0
     for line in lines:

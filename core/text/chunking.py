@@ -112,7 +112,8 @@ __all__ = [
 # 35: PDF: a heading or a cell broken after a hyphen joins without a space ("Backup-First").
 # 36: HTML: a page without h1-h4 has its bold short paragraphs as headings (typed by hand).
 # 37: HTML typed by hand: headings ranked by their inline font sizes when each has one.
-# 38: plain-text runbooks (.txt): headings, lists, tables and wrapped paragraphs from the layout.
+# 38: plain-text runbooks (.txt): headings, lists, tables and wrapped paragraphs from the layout;
+#     a numbered heading may open on 本 as "this" (「1.1 本書の目的」).
 CHUNKER_VERSION = 38
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
@@ -173,9 +174,9 @@ def pdf_heading_level(line: str, max_chars: int = _PDF_MAX_HEADING_CHARS) -> int
 
     Headings: ``1. 目的``, ``1.目的``, ``2 初動対応`` (level 1), ``2.1 影響範囲の確認`` (2),
     ``2.1.3 ...`` (3), ``第3章 復旧`` (章 1, 節 2, 項 3). Conservative: the stripped line is at
-    most ``max_chars`` (40) characters, does not end with 。 . ! ? 、 , : or ; and does not contain 。; a number
-    is at most 2 digits per part and is followed by a title (a dot and/or a blank, then a
-    character that is neither a digit, a dot nor a counter such as 件 or 年). Steps are not
+    most ``max_chars`` (40) characters, does not end with 。 . ! ? 、 , : or ; and does not
+    contain 。; a number is at most 2 digits per part and is followed by a title (a dot and/or a
+    blank, then a character that is neither a digit, a dot nor a counter such as 件 or 年). Steps are not
     headings: ``(1) ...``, ``1) ...``, ``手順1:``, ``①``, ``1. ファイルを削除する。``.
     """
     stripped = line.strip()

@@ -370,3 +370,23 @@ def test_a_txt_runbook_is_indexed_and_answers_with_its_section(tmp_path: Path):
     # no chunk carries a running line
     doc, _ = load_file(data / "rfc9999.txt", data, 100_000)
     assert not any("[Page" in c.text for c in chunk_document(doc, 500, 50))
+
+
+@pytest.mark.parametrize(
+    ("line", "depth"),
+    [
+        ("Part 2 — Contain", 1),
+        ("Appendix A. Checklist", 1),
+        ("CHAPTER IV", 1),
+        ("付録1 連絡先一覧", 1),
+        ("2.1 Order of Collection", 2),
+        ("1 目的", 1),
+        ("Part of the team", 0),  # a word, not a part's number
+        ("Annex to the plan", 0),
+        ("4 business days (Form 8-K)", 0),  # a number without a dot before English: a cell
+    ],
+)
+def test_numbered_headings_of_plain_text(line: str, depth: int):
+    from core.ingest.plaintext import _numbered_depth
+
+    assert _numbered_depth(line) == depth
