@@ -523,9 +523,11 @@ def _style_weight(style: str) -> int:
 
 
 def _wrap_width(lines: list[_Line]) -> int | None:
-    """The width the file was wrapped at by hand, or None when it was not: most lines that end
-    near the width of the longest lines, and go on in a line of text, end inside a sentence
-    (a file with a paragraph on each line has its longest lines end in one)."""
+    """The width the file was wrapped at by hand, or None when it was not: the lines of prose
+    at least 40 columns wide end in a band around their commonest end (the width: the band's
+    90th percentile, at most 100), hardly any runs far past it where it could have broken, and
+    most that end at it and go on in a line of text end inside a sentence (a file with a
+    paragraph on each line has its long lines end in one)."""
     prose = [
         n
         for n, line in enumerate(lines)
