@@ -123,7 +123,10 @@ def test_ask_refuses_bad_k_and_weights_with_exit_2_and_no_nan(tmp_path, monkeypa
         )
         assert code == 2 and "NaN" not in out and "Infinity" not in out
         assert needle in json.loads(out)["error"]
-    logged = "".join(p.read_text(encoding="utf-8") for p in (state / "logs").glob("query_*"))
+    # the day's log only: its ``.head`` companion (no newline) would join its first line when the
+    # folder lists it first
+    logs = sorted((state / "logs").glob("query_*.jsonl"))
+    logged = "".join(p.read_text(encoding="utf-8") for p in logs)
     assert logged.count("\n") == 12 and "NaN" not in logged and "Infinity" not in logged
     for line in logged.splitlines():
         json.loads(line, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
