@@ -72,9 +72,9 @@ def _mtime_iso(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).isoformat(timespec="seconds")
 
 
-def decode_markdown(data: bytes, name: str, path: str) -> str:
-    """The Markdown file as text (``core.ingest.encoding``); one in no encoding a Japanese team
-    keeps text in is refused with a Japanese message."""
+def decode_source_text(data: bytes, name: str, path: str) -> str:
+    """A Markdown or plain-text file as text (``core.ingest.encoding``); one in no encoding a
+    Japanese team keeps text in is refused with a Japanese message."""
     text = decode_text(data, name, path)
     if text is None:
         raise SourceFileError(
@@ -101,12 +101,12 @@ def load_file(
     suffix = path.suffix.lower()
     headings: tuple[Heading, ...] | None = None
     link_lines: frozenset[str] = frozenset()
-    decoded = decode_markdown(data, name, str(path)) if suffix in TEXT_SUFFIXES else None
+    decoded = decode_source_text(data, name, str(path)) if suffix in TEXT_SUFFIXES else None
     if decoded is not None and not looks_like_markdown(decoded):
-        plain = read_plaintext(decoded, name)
+        plain = read_plaintext(decoded)
         text, title, kind, headings = plain.text, plain.title or path.stem, "text", plain.headings
     elif suffix in MARKDOWN_SUFFIXES or decoded is not None:
-        source = decoded if decoded is not None else decode_markdown(data, name, str(path))
+        source = decoded if decoded is not None else decode_source_text(data, name, str(path))
         markdown = read_markdown(source, name)
         title = markdown.title or site_title or path.stem
         text, kind = markdown.text, "markdown"

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from core.ingest.contents import ends_in_page_number, is_contents_title, is_leader_entry
 from core.ingest.pdf_lines import first_word, is_cjk, script_join
 from core.ingest.textbuild import TextBuilder
-from core.ingest.typed import MAX_LEVEL, heading_text
+from core.ingest.typed import MAX_HEADING_CHARS, MAX_LEVEL, heading_text
 from core.schemas.documents import Heading
 from core.text.chunking import pdf_heading_level
 from core.text.normalize import display_width, safe_nfkc
@@ -70,7 +70,6 @@ _RUNNING_SHARE = 0.5
 _RUNNING_DEPTH = 2  # lines looked at at the top and the bottom of a page
 _MAX_WRAP = 100  # a file wrapped wider than this is not wrapped by hand
 _WRAP_SLACK = 8  # a wrapped line ends within this many columns of the wrap width
-_MAX_HEADING_CHARS = 60  # as core.ingest.typed's
 _MIN_WRAP = 40  # nor narrower than this
 _MIN_NEAR = 2  # lines that end near the width, at least
 _NEAR_SHARE = 0.3  # of the lines at least as wide as _MIN_WRAP
@@ -126,7 +125,7 @@ class _Line:
     style: str = ""  # a heading's: "num", "under:=", "mark:■", "【】", "margin", "plain"
     depth: int = 0  # a numbered heading's depth
     marker: str = ""  # an item's mark, as the text gets it ("- ", "1. ", "(1) ")
-    body: str = ""  # a heading's title or an item's text without its mark
+    body: str = ""  # a heading's title, an item's text without its mark, a row's cells
     gapped: bool = False  # columns set apart by runs of spaces (an RFC's header block)
 
     @property
@@ -263,8 +262,8 @@ def _mark_tables_and_rules(lines: list[_Line]) -> None:
             line.kind = "drop"
         elif _TABLE_BORDER.fullmatch(line.text):
             line.kind = "drop"
-        elif _TABLE_ROW.fullmatch(line.text):
-            line.kind = "row"
+        elif row := _TABLE_ROW.fullmatch(line.text):
+            line.kind, line.body = "row", row.group(1)
 
 
 def _margin(lines: list[_Line]) -> tuple[int, int]:
@@ -389,7 +388,7 @@ def _numbered_depth(text: str) -> int:
     bare = _BARE_NUMBER.match(text)
     if bare and not is_cjk(bare.group(1)):
         return 0
-    return pdf_heading_level(text, max_chars=_MAX_HEADING_CHARS)
+    return pdf_heading_level(text, max_chars=MAX_HEADING_CHARS)
 
 
 def _steps_are_items(lines: list[_Line]) -> None:
@@ -535,7 +534,7 @@ def _wrap_width(lines: list[_Line]) -> int | None:
     ]
     if not prose:
         return None
-    long = [_edge(lines[n]) for n in prose if _edge(lines[n]) >= _MIN_WRAP]
+    long = [edge for edge in (_edge(lines[n]) for n in prose) if edge >= _MIN_WRAP]
     fitting = [end for end in long if end <= _MAX_WRAP]
     if len(fitting) < _MIN_NEAR:
         return None
@@ -612,9 +611,8 @@ def _joined(pieces: list[str]) -> str:
     return "".join(out)
 
 
-def read_plaintext(source: str, name: str) -> PlainText:
-    """Read a decoded plain-text file (see the module docstring); ``name`` is for messages."""
-    del name
+def read_plaintext(source: str) -> PlainText:
+    """Read a decoded plain-text file (see the module docstring)."""
     source = source.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     lines = _read_lines(_pages(source))
     _drop_contents(lines)
@@ -663,8 +661,7 @@ def read_plaintext(source: str, name: str) -> PlainText:
             continue
         if line.kind == "row":
             flush()
-            inner = _TABLE_ROW.fullmatch(line.text)
-            out.row([cell.strip() for cell in inner.group(1).split("|")] if inner else [])
+            out.row([cell.strip() for cell in line.body.split("|")])
             before = None
             continue
         if line.kind == "item":

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from core.text.chunking import pdf_heading_level
 
-__all__ = ["MAX_LEVEL", "heading_text", "typed_level"]
+__all__ = ["MAX_HEADING_CHARS", "MAX_LEVEL", "heading_text", "typed_level"]
 
 MAX_LEVEL = 4
-_MAX_CHARS = 60
+MAX_HEADING_CHARS = 60
 _NOT_END = tuple("。．.!！:：;；,，、")
 
 
@@ -22,7 +22,7 @@ def heading_text(text: str) -> bool:
     """Whether a paragraph's text could be a heading: short, not a sentence or a run-in label
     (no sentence end, no 「。」 inside, no closing colon or comma)."""
     text = text.strip()
-    return 0 < len(text) <= _MAX_CHARS and not text.endswith(_NOT_END) and "。" not in text
+    return 0 < len(text) <= MAX_HEADING_CHARS and not text.endswith(_NOT_END) and "。" not in text
 
 
 def typed_level(text: str, rank: int) -> int:

@@ -90,7 +90,7 @@ def _lines(text: str) -> list[str]:
 
 
 def test_a_document_published_as_text_is_read_by_its_pages_contents_and_sections():
-    read = read_plaintext(_rfc(), "rfc9999.txt")
+    read = read_plaintext(_rfc())
     lines = _lines(read.text)
     # the running header and footer of every page are gone, the contents too
     assert not any("[Page" in line or line.startswith("RFC 9999") for line in lines)
@@ -209,7 +209,7 @@ def test_marks_nest_by_the_weight_they_carry_then_by_first_appearance():
             "発見時刻を書く。",
         ]
     )
-    read = read_plaintext(notes + "\n", "notes.txt")
+    read = read_plaintext(notes + "\n")
     assert [(h.level, h.title) for h in read.headings] == [
         (2, "連絡"),
         (1, "手順"),
@@ -304,7 +304,7 @@ def test_a_file_wrapped_by_hand_reads_as_the_same_file_unwrapped():
     soft = "\n".join(_PARAGRAPHS) + "\n"
     wrapped = "\n".join(line for p in _PARAGRAPHS for line in _wrap_japanese(p, 72)) + "\n"
     assert len(wrapped.splitlines()) > len(soft.splitlines()) + 4
-    as_written, as_wrapped = read_plaintext(soft, "a.txt"), read_plaintext(wrapped, "b.txt")
+    as_written, as_wrapped = read_plaintext(soft), read_plaintext(wrapped)
     assert as_wrapped.text == as_written.text
     assert [h.title for h in as_wrapped.headings] == ["障害対応手順", "1. 状況の確認", "2. 連絡"]
 
@@ -340,10 +340,10 @@ def test_a_large_text_file_reads_in_linear_time():
     unit = "■ 見出し\n本文の行です。\n" + "セル\n" * 20 + "1. 手順\n2. 手順\n\n"
     small, large = unit * 500, unit * 5_000
     started = time.perf_counter()
-    read_plaintext(small, "small.txt")
+    read_plaintext(small)
     small_s = time.perf_counter() - started
     started = time.perf_counter()
-    read = read_plaintext(large, "large.txt")
+    read = read_plaintext(large)
     large_s = time.perf_counter() - started
     assert len(read.headings) >= 5_000
     assert large_s < 20 * max(small_s, 0.01)  # ten times the text, not a hundred times the time
