@@ -29,19 +29,27 @@ from core.errors import WorkbenchError
 from core.masking import install_log_masking
 
 
-def _progress_bar(desc: str):
-    from tqdm import tqdm
+class _ProgressBar:
+    """A progress bar on stderr, drawn from the first report on (nothing when nothing is done)."""
 
-    bar = tqdm(total=0, desc=desc, unit="件", dynamic_ncols=True, file=sys.stderr)
+    def __init__(self, desc: str) -> None:
+        self.desc = desc
+        self.bar = None
 
-    def update(done: int, total: int, message: str) -> None:
-        if bar.total != total:
-            bar.reset(total=total)
-        bar.n = done
-        bar.set_postfix_str(message[-40:], refresh=False)
-        bar.refresh()
+    def __call__(self, done: int, total: int, message: str) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
 
-    return bar, update
+            self.bar = tqdm(total=0, desc=self.desc, unit="件", dynamic_ncols=True, file=sys.stderr)
+        if self.bar.total != total:
+            self.bar.reset(total=total)
+        self.bar.n = done
+        self.bar.set_postfix_str(message[-40:], refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -49,15 +57,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     from core.settings import get_settings
 
     settings = get_settings()
-    bar, update = _progress_bar("索引")
+    bar = _ProgressBar("索引")
     try:
-        report = index_runbooks(settings, args.data, progress=update, check_allowed=False)
+        report = index_runbooks(settings, args.data, progress=bar, check_allowed=False)
     finally:
         bar.close()
-    for name, message in report.skipped:
-        print(f"スキップ: {name}: {message}", file=sys.stderr)
+    _print_skipped(report)
     print(report.summary_ja())
     return 0
+
+
+def _print_skipped(report) -> None:
+    for name, message in report.skipped:
+        print(f"スキップ: {name}: {message}", file=sys.stderr)
 
 
 def add_principal_options(parser: argparse.ArgumentParser) -> None:
@@ -147,8 +159,22 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from core.runbook_chat import ChatConfig, ask
+    from core.runbooks import prepare_index
     from core.settings import get_settings
 
+    # The first question of a folder builds its index (minutes on a large folder): shown on
+    # stderr, so that --json output stays the answer alone. A folder that cannot be read is
+    # left to ask(), which answers with the reason.
+    bar = _ProgressBar("索引を構築しています（初回のみ）")
+    try:
+        report = prepare_index(get_settings(), args.data, progress=bar)
+    except WorkbenchError:
+        report = None
+    finally:
+        bar.close()
+    if report is not None:
+        _print_skipped(report)
+        print(f"インデックスを構築しました: {report.summary_ja()}", file=sys.stderr)
     config = ChatConfig(
         k=args.k,
         bm25_weight=args.bm25_weight,

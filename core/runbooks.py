@@ -133,17 +133,37 @@ def runbook_stats(
     return stats
 
 
-def _update_outdated(corpus: Corpus, settings: Settings, data: str | Path | None) -> None:
-    """Re-read the folder of an index built with other chunking parameters (the first question
-    after an upgrade). When that cannot be done now (the folder is gone or unreadable), the
-    question is answered from the index as it is and the update is tried again next time."""
+def prepare_index(
+    settings: Settings,
+    data: str | Path | None = None,
+    progress: Progress | None = None,
+    corpus: Corpus | None = None,
+) -> IndexReport | None:
+    """Make the index of ``data`` ready to search: build it when it has never been built, update
+    it when it was built with other chunking parameters (the first question after an upgrade;
+    vectors whose text did not change are kept). ``None`` when it was ready already.
+
+    The first question of a folder calls this (the pages and the CLI with a ``progress`` to show
+    the build, which takes minutes on a large folder: the embedder is the cost). Operators
+    asking their first questions together: one builds, the others wait for it. When an outdated
+    index cannot be updated now (the folder is gone or unreadable), the question is answered
+    from the index as it is and the update is tried again next time."""
+    corpus = corpus or runbook_corpus(settings, data)
+    if corpus.store.manifest() and not index_outdated(corpus):
+        return None
+    folder = runbook_folder(settings, data, check_allowed=False)
+    if not corpus.store.manifest():
+        with build_lock(corpus, wait=True):
+            if not corpus.store.manifest():
+                return update_corpus(corpus, folder, progress)
+        return None
     try:
-        folder = runbook_folder(settings, data, check_allowed=False)
         with build_lock(corpus, wait=True):
             if index_outdated(corpus):
-                update_corpus(corpus, folder)
+                return update_corpus(corpus, folder, progress)
     except WorkbenchError as exc:
         log.warning("index of %s not updated to the current reader: %s", data, exc)
+    return None
 
 
 def search_runbooks(
@@ -168,13 +188,6 @@ def search_runbooks(
         weights=weights or {"keyword": 0.4, "semantic": 0.6, "graph": 0.0},
     )
     corpus = runbook_corpus(settings, data)
-    if not corpus.store.manifest():
-        # Operators asking their first questions together: one builds, the others wait for it.
-        folder = runbook_folder(settings, data, check_allowed=False)
-        with build_lock(corpus, wait=True):
-            if not corpus.store.manifest():
-                update_corpus(corpus, folder)
-    elif index_outdated(corpus):
-        _update_outdated(corpus, settings, data)
+    prepare_index(settings, data, corpus=corpus)
     collections = visible_collections(settings, data, principal)
     return Searcher(corpus).run(query, fusion=fusion, collections=collections)

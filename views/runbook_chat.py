@@ -7,7 +7,7 @@ import streamlit as st
 from core.collections import load_rules
 from core.errors import WorkbenchError
 from core.runbook_chat import MAX_HISTORY, ChatConfig, Exchange, ask_stream, open_section
-from core.runbooks import index_runbooks, runbook_folder, runbook_stats
+from core.runbooks import index_runbooks, prepare_index, runbook_folder, runbook_stats
 from core.schemas.answer import Answer
 from ui.auth import require
 from ui.citations import render_answer, stream_answer
@@ -90,6 +90,34 @@ if folder is not None:
             status_box.warning(problem)
 
 
+def build_first(folder) -> dict | None:
+    """The first question of a folder builds its index, which takes minutes on a large folder
+    (the embedder is the cost): a progress bar shows it. What the build skipped is kept for the
+    message (administrators only: a restricted user is not told the other collections' files)."""
+    bar = st.empty()
+
+    def progress(done: int, total: int, message: str) -> None:
+        shown = f"：{message}" if admin else ""
+        text = f"インデックスを構築しています（初回のみ・数分かかることがあります）{shown}"
+        bar.progress(min(1.0, done / total) if total else 1.0, text=text)
+
+    try:
+        report = prepare_index(settings, folder, progress=progress)
+    except WorkbenchError:
+        report = None  # the answer says why the folder cannot be searched
+    bar.empty()
+    if report is None or not admin:
+        return None
+    return {"summary": report.summary_ja(), "skipped": [m for _, m in report.skipped]}
+
+
+def show_build(built: dict | None) -> None:
+    if built:
+        st.caption(f"インデックスを構築しました: {built['summary']}")
+        for message in built["skipped"]:
+            st.warning(message)
+
+
 # --- chat -----------------------------------------------------------------------------------
 # A fragment: a question reruns only the chat (history, question box, the new answer), not the
 # title, the sidebar or the index status; changing a sidebar setting reruns the whole page,
@@ -105,6 +133,7 @@ def chat(folder, k: int, bm25_weight: float) -> None:
         with st.chat_message("user"):
             st.text(message["question"])
         with st.chat_message("assistant"):
+            show_build(message.get("built"))
             render_answer(message["answer"], key=f"m{i}", on_open=open_cited)
 
     # in the page's bottom bar, as outside a fragment (inside one it would sit in the flow)
@@ -128,11 +157,13 @@ def chat(folder, k: int, bm25_weight: float) -> None:
             principal=principal,
         )
         with st.chat_message("assistant"):
+            built = build_first(folder) if state.get("index_status_stale") else None
+            show_build(built)
             # the model's words appear as they come; citations, flags and checks follow
             with st.spinner("手順書を検索しています…"):
                 answer: Answer = stream_answer(ask_stream(question, history, config, settings))
             render_answer(answer, key=f"m{len(state.chat_messages)}", on_open=open_cited)
-        state.chat_messages.append({"question": question, "answer": answer})
+        state.chat_messages.append({"question": question, "answer": answer, "built": built})
         state.chat_messages = state.chat_messages[-MAX_HISTORY:]
         if state.get("index_status_stale"):  # the sidebar still says 未構築: draw it again
             state.index_status_stale = False

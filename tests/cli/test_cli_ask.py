@@ -19,6 +19,8 @@ def test_ask_json_and_audit_verify(tmp_path):
         ["ask", "フィッシングメールを一括削除する手順", "--data", str(data), "--json"], state
     )
     assert out.returncode == 0, out.stderr
+    # the first question built the index and said so on stderr; stdout is the answer alone
+    assert "インデックスを構築しました: 追加 2件" in out.stderr
     answer = json.loads(out.stdout)
     assert answer["answer_mode"] == "extractive"
     assert answer["flags"] == {
@@ -32,6 +34,7 @@ def test_ask_json_and_audit_verify(tmp_path):
 
     text = run_cli(["ask", "何", "--data", str(data)], state)
     assert "質問が曖昧な可能性があります" in text.stdout and "ambiguous_query" in text.stdout
+    assert "インデックス" not in text.stderr  # built already: nothing to show
 
     verify = run_cli(["audit", "verify"], state)
     assert verify.returncode == 0 and "2 行、署名とチェーンはすべて正常です" in verify.stdout

@@ -369,6 +369,32 @@ def test_an_index_from_an_older_reader_is_updated_by_the_next_question(
     assert corpus.embedder.texts_embedded == embedded
 
 
+def test_prepare_index_builds_a_new_folder_once_and_reports_its_progress(
+    settings, runbook_dir, monkeypatch
+):
+    """The first question's build (``prepare_index``) reports progress to whoever shows it,
+    returns what it did, and does nothing once the index is ready; an outdated index is
+    updated, keeping the vectors whose text did not change."""
+    from core.ingest import indexer
+    from core.runbooks import prepare_index
+
+    write(runbook_dir, "vpn.md", RUNBOOK_A)
+    write(runbook_dir, "bad.pdf", b"not a pdf")
+    seen: list[tuple[int, int, str]] = []
+    report = prepare_index(settings, runbook_dir, progress=lambda *a: seen.append(a))
+    assert report is not None and report.added == ["vpn.md"] and report.total_chunks > 0
+    assert [name for name, _ in report.skipped] == ["bad.pdf"]
+    assert any("埋め込み中" in message for _, _, message in seen)
+    assert seen[-1][2] == "完了"
+    seen.clear()
+    assert prepare_index(settings, runbook_dir, progress=lambda *a: seen.append(a)) is None
+    assert not seen
+    monkeypatch.setattr(indexer, "CHUNKER_VERSION", indexer.CHUNKER_VERSION + 1)
+    updated = prepare_index(settings, runbook_dir)
+    assert updated is not None and updated.chunks_embedded == 0
+    assert prepare_index(settings, runbook_dir) is None
+
+
 def test_an_outdated_index_whose_folder_is_gone_still_answers(
     settings, runbook_dir, monkeypatch, caplog
 ):

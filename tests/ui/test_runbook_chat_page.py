@@ -178,3 +178,8 @@ def test_the_index_status_follows_the_first_question_that_builds_it(monkeypatch,
     assert not any("未構築" in i.value for i in at.sidebar.info)
     assert any("文書 1 件" in i.value for i in at.sidebar.info)
     assert "[1]" in markdown_text(at)  # the answer is still on the page after the redraw
+    # what the build did stays with the answer that waited for it (the bar is gone)
+    assert any("インデックスを構築しました: 追加 1件" in c.value for c in at.caption)
+    at.chat_input[0].set_value("認証サーバーのログは？").run()
+    built = [c.value for c in at.caption if "インデックスを構築しました" in c.value]
+    assert len(built) == 1
