@@ -278,6 +278,22 @@ def test_commands_fire_also_inside_code_blocks(answer, phrase):
 
 
 @pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        ("```bash\nsudo systemctl stop immich jellyfin\n```", "systemctl stop immich"),
+        ("`pkill -f miner.sh` を実行する。", "pkill -f miner.sh"),
+        ("Run `userdel -r tempadmin` on the jump host.", "userdel -r tempadmin"),
+        ("```\nsc.exe stop WinDefend && sc.exe delete WinDefend\n```", "sc.exe stop WinDefend"),
+        ("`systemctl disable sshd;` を実行する", "systemctl disable sshd"),
+    ],
+)
+def test_a_command_phrase_names_its_target(answer, phrase):
+    """The phrase under the banner shows what the command acts on, not its first letter."""
+    matches = guardrails.detect_dangerous_operations("", answer).matches
+    assert next(m.phrase for m in matches if m.rule == "command") == phrase, matches
+
+
+@pytest.mark.parametrize(
     "answer",
     [
         "次のコマンドは絶対に実行しないこと。\n```\nrm -rf /\n```",
