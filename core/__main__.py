@@ -29,18 +29,22 @@ from core.errors import WorkbenchError
 from core.masking import install_log_masking
 
 
-class _ProgressBar:
-    """A progress bar on stderr, drawn from the first report on (nothing when nothing is done)."""
+class ProgressBar:
+    """A progress callback ``(done, total, message)`` drawn as a bar on stderr from its first
+    report on (nothing is drawn when nothing is done); ``close`` when the work ends."""
 
-    def __init__(self, desc: str) -> None:
+    def __init__(self, desc: str, unit: str = "件") -> None:
         self.desc = desc
+        self.unit = unit
         self.bar = None
 
     def __call__(self, done: int, total: int, message: str) -> None:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=0, desc=self.desc, unit="件", dynamic_ncols=True, file=sys.stderr)
+            self.bar = tqdm(
+                total=0, desc=self.desc, unit=self.unit, dynamic_ncols=True, file=sys.stderr
+            )
         if self.bar.total != total:
             self.bar.reset(total=total)
         self.bar.n = done
@@ -57,7 +61,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from core.settings import get_settings
 
     settings = get_settings()
-    bar = _ProgressBar("索引")
+    bar = ProgressBar("索引")
     try:
         report = index_runbooks(settings, args.data, progress=bar, check_allowed=False)
     finally:
@@ -165,7 +169,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     # The first question of a folder builds its index (minutes on a large folder): shown on
     # stderr, so that --json output stays the answer alone. A folder that cannot be read is
     # left to ask(), which answers with the reason.
-    bar = _ProgressBar("索引を構築しています（初回のみ）")
+    bar = ProgressBar("索引を構築しています（初回のみ）")
     try:
         report = prepare_index(get_settings(), args.data, progress=bar)
     except WorkbenchError:

@@ -93,7 +93,7 @@ def format_report(run: EvaluationRun, path: Path) -> str:
 
 
 def cmd_eval_run(args: argparse.Namespace) -> int:
-    from core.__main__ import _progress_bar, principal_from_args
+    from core.__main__ import ProgressBar, principal_from_args
     from core.evaluation.dataset import load_dataset
     from core.evaluation.runner import run_evaluation
     from core.settings import get_settings
@@ -105,7 +105,7 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
     dataset, _ = load_dataset(args.dataset or settings.eval_dataset)
     for warning in dataset.coverage_warnings():
         print(f"注意: {warning}", file=sys.stderr)
-    bar, update = (None, None) if args.json else _progress_bar("評価")
+    bar = None if args.json else ProgressBar("評価")
     try:
         outcome = run_evaluation(
             settings,
@@ -115,7 +115,7 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
             case_ids=args.case or None,
             out=args.out,
             resume=args.resume,
-            progress=update,
+            progress=bar,
             principal=principal_from_args(args),
         )
     finally:

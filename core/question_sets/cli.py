@@ -128,30 +128,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress_bar():
-    from tqdm import tqdm
-
-    bar = tqdm(total=0, desc="実行", unit="問", dynamic_ncols=True, file=sys.stderr)
-
-    def update(done: int, total: int, question_id: str) -> None:
-        if bar.total != total:
-            bar.reset(total=total)
-        bar.n = done
-        bar.set_postfix_str(question_id, refresh=False)
-        bar.refresh()
-
-    return bar, update
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     settings = _settings()
     qs = read_question_set(args.file)
-    from core.__main__ import principal_from_args
+    from core.__main__ import ProgressBar, principal_from_args
 
     target = make_target(args.target, settings, principal=principal_from_args(args))
-    bar, update = _progress_bar()
+    bar = ProgressBar("実行", unit="問")
     try:
-        result = run_question_set(qs, target, settings, progress=update, resume=args.resume)
+        result = run_question_set(qs, target, settings, progress=bar, resume=args.resume)
     finally:
         bar.close()
     run = result.run
