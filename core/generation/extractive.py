@@ -39,6 +39,7 @@ from core.generation.intent import (
     question_intents,
     section_kind,
 )
+from core.generation.sentences import sentence_ends
 from core.generation.support import passage_vectors
 from core.schemas.documents import CELL_SEPARATOR
 from core.text.english import is_plain_word, same_stem_in
@@ -59,6 +60,9 @@ LEAD_WORDS = ("次の", "以下の")
 # (``core.text.windows``: 300 Japanese characters, about 600 English ones), cut where a chunk
 # would be (never inside a word) and marked with …
 MAX_UNIT_UNITS = 300
+# Units whose embedding similarity is computed (the best by their words): sentences, not whole
+# English paragraphs, so a passage's sentences must not take every place from a list's steps.
+EMBEDDED_UNITS = 12
 # In a passage written in both languages, a line in the question's language is preferred to the
 # best line when it scores at least this share of it.
 ASKED_LANGUAGE_SHARE = 0.8
@@ -131,6 +135,10 @@ def _introduces_list(sentence: str) -> bool:
     return sentence.rstrip().endswith((":", "：")) or any(w in sentence for w in LEAD_WORDS)
 
 
+# a table's caption on the line before it: "Table 3-1. Common Sources …", 「表2 連絡先一覧」
+_CAPTION = re.compile(r"^(?:table|tab\.|表)\s*[\dA-Z]+(?:[-.]\d+)*[.:：]?\s", re.IGNORECASE)
+
+
 def _indent(line: str) -> int:
     head = line[: len(line) - len(line.lstrip())]
     return len(head.replace("\t", "    ").replace("\u3000", "  "))
@@ -168,7 +176,8 @@ def clip(text: str) -> str:
 
 
 def split_units(text: str, evidence: int = 0, opens_in_code: bool = False) -> list[Unit]:
-    """Numbered steps, bullet items and table rows (one per line) and sentences, in order.
+    """Numbered steps, bullet items and table rows (one per line) and sentences (Japanese and
+    English: ``_sentences``), in order.
 
     Consecutive steps share a ``list_id``, and so do consecutive bullet items and the rows of
     a table, in Markdown pipes or as the readers write it (its header row, or its first row, is
@@ -192,12 +201,18 @@ def split_units(text: str, evidence: int = 0, opens_in_code: bool = False) -> li
         list_id, next_list = next_list, next_list + 1
         return list_id
 
-    def new_list_led() -> None:
-        """A new list (of bullets, of a code block's lines) that the sentence just before it
-        leads when it introduces it (「次のいずれか…」, 「…スクリプト:」)."""
+    def new_list_led(table: bool = False) -> None:
+        """A new list (of bullets, of a code block's lines, of a table's rows) that the sentence
+        just before it leads when it introduces it (「次のいずれか…」, 「…スクリプト:」, a
+        table's caption)."""
         new_list()
         lead = units[-1] if units else None
-        if lead and lead.kind == "sentence" and lead.list_id < 0 and _introduces_list(lead.text):
+        if (
+            lead
+            and lead.kind == "sentence"
+            and lead.list_id < 0
+            and (_introduces_list(lead.text) or (table and _CAPTION.match(lead.text)))
+        ):
             lead.kind, lead.list_id = "lead", list_id
 
     def add_child(line: str, stripped: str) -> None:
@@ -251,7 +266,7 @@ def split_units(text: str, evidence: int = 0, opens_in_code: bool = False) -> li
             if not row:
                 continue
             if not in_table:
-                new_list()
+                new_list_led(table=True)
                 in_table = True
             units.append(Unit(evidence, len(units), clip(row), "row", list_id))
             continue
@@ -259,7 +274,7 @@ def split_units(text: str, evidence: int = 0, opens_in_code: bool = False) -> li
             in_bullets = False
             kind = "row"
             if not in_table:
-                new_list()
+                new_list_led(table=True)
                 in_table = True
                 kind = "lead"  # a table's first row is its header
             units.append(Unit(evidence, len(units), clip(stripped), kind, list_id))
@@ -276,11 +291,24 @@ def split_units(text: str, evidence: int = 0, opens_in_code: bool = False) -> li
             units.append(Unit(evidence, len(units), clip(item), "bullet", list_id))
             continue
         in_bullets = False
-        for sentence in SENTENCE_RE.findall(stripped):
-            sentence = sentence.strip()
+        for sentence in _sentences(stripped):
             if len(sentence) >= 4:
                 units.append(Unit(evidence, len(units), clip(sentence), "sentence", -1))
     return units
+
+
+def _sentences(line: str) -> list[str]:
+    """The sentences of a line of prose: cut after 。！？ and the English . ! ? that end a
+    sentence (``sentence_ends``), so that a paragraph of English (a PDF's line) is quoted by
+    the sentences that answer, as Japanese is, not whole up to a clip."""
+    out: list[str] = []
+    for piece in SENTENCE_RE.findall(line):
+        start = 0
+        for end in sentence_ends(piece):
+            if sentence := piece[start:end].strip():
+                out.append(sentence)
+            start = end
+    return out
 
 
 def term_coverage(text: str, terms: Sequence[str]) -> float:
@@ -407,7 +435,7 @@ def _score_units(
     if embedder is None or query_vector is None or not units:
         return
     # Embedding similarity for the most promising units only (the embedder is the cost).
-    head = sorted(units, key=lambda u: -u.score)[:8]
+    head = sorted(units, key=lambda u: -u.score)[:EMBEDDED_UNITS]
     vectors = np.stack(passage_vectors(embedder, [u.full_text for u in head]))
     sims = vectors @ np.asarray(query_vector, dtype=np.float32)
     for u, sim in zip(head, sims, strict=True):
@@ -444,6 +472,25 @@ def _intent_adjust(units: list[Unit], evidence: Sequence[Evidence], intents: lis
             u.matches_intent = True
         if section == PURPOSE and not {PURPOSE, DEFINITION} & set(intents):
             u.score -= PURPOSE_PENALTY
+
+
+def _with_led_lists(chosen: list[Unit], units: list[Unit]) -> list[Unit]:
+    """``chosen`` with the list each chosen lead introduces, whole and in order: 「次の要素を
+    含める:」 or "The plan should include the following elements:" is answered by its list, not
+    by the one or two items that scored on their own."""
+    out: list[Unit] = []
+    seen: set[tuple[int, int]] = set()
+    for u in chosen:
+        group = [u]
+        if u.kind == "lead":
+            group = [m for m in units if m.evidence == u.evidence and m.list_id == u.list_id][
+                : MAX_STEPS + 1
+            ]
+        for m in group:
+            if (m.evidence, m.position) not in seen:
+                seen.add((m.evidence, m.position))
+                out.append(m)
+    return sorted(out, key=lambda m: (m.evidence, m.position))
 
 
 def _squeezed(text: str) -> str:
@@ -569,6 +616,7 @@ def extractive_answer(
         chosen = sorted(
             sorted(same, key=lambda u: -own(u))[:max_sentences], key=lambda u: u.position
         )
+        chosen = _with_led_lists(chosen, units)
 
     taken = {(u.evidence, u.position) for u in chosen}
     # what the answer quotes already: the next chunk of a section repeats its overlap

@@ -90,8 +90,20 @@ def _sentence_ends(line: str, markers: list[tuple[int, int, list[int]]]) -> list
 
 
 def _has_words(line: str, ends: list[int], i: int) -> bool:
-    """A sentence has a word before its end (not "2." alone)."""
-    return any(ch.isalpha() for ch in line[ends[-1] if ends else 0 : i])
+    """A sentence has a word before its end (not "2." alone); one that a period ends has three
+    ("Table 3-1. Common sources" and "Step 2. Isolate the host" are labels, not sentences)."""
+    before = line[ends[-1] if ends else 0 : i]
+    if line[i] == ".":
+        return len(before.split()) >= 3 and any(ch.isalpha() for ch in before)
+    return any(ch.isalpha() for ch in before)
+
+
+# words a period follows without ending the sentence ("e.g. shut down", "Fig. 3", "et al.")
+_ABBREVIATIONS = frozenset((
+    "e.g", "eg", "i.e", "ie", "cf", "vs", "etc", "al", "fig", "figs", "no", "nos", "sec",
+    "approx", "incl", "esp", "dr", "mr", "mrs", "ms", "st",
+))  # fmt: skip
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
 def _ends_english(line: str, i: int) -> bool:
@@ -99,7 +111,22 @@ def _ends_english(line: str, i: int) -> bool:
     prev = line[i - 1] if i else ""
     if line[i] == "." and prev.isdigit() and nxt.isdigit():
         return False
-    return nxt == "" or nxt.isspace() or nxt in _OPENERS
+    if not (nxt == "" or nxt.isspace() or nxt in _OPENERS):
+        return False
+    if line[i] != "." or nxt == "":
+        return True
+    word = _WORD_BEFORE.search(line[max(0, i - 12) : i])
+    if word and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1):
+        return False  # an abbreviation or an initial ("J. Smith", "U.S. law")
+    # the next sentence starts with no lower-case letter ("… at 5 p.m. and then")
+    following = line[i + 1 :].lstrip()
+    return not (following[:1].islower() and following[:1].isascii())
+
+
+def sentence_ends(line: str) -> list[int]:
+    """Offsets where the sentences of one line end (Japanese 。！？, English . ! ? that end a
+    sentence; the last offset is the line's length). Code in backticks is never cut."""
+    return _sentence_ends(line, [])
 
 
 def _after_markers(line: str, j: int, marker_at: dict[int, int]) -> int:

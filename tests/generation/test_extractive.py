@@ -51,6 +51,81 @@ def test_units_steps_bullets_and_a_lead():
     assert "EDR のコンソール" in steps[0].full_text
 
 
+def test_an_english_paragraph_is_read_by_its_sentences():
+    """A PDF's paragraph is one line: its sentences are units, as Japanese ones are, so an
+    answer quotes the sentences that answer instead of the paragraph up to a clip.
+    Abbreviations, initials, decimals and code do not end a sentence."""
+    paragraph = (
+        "Containment is important before an incident overwhelms resources. An essential part "
+        "of containment is decision-making (e.g. shut down a system, disconnect it). Version "
+        "2.1 of the tool by J. Smith is used. Run `rm x. Now` on the host. Is it done? Yes!"
+    )
+    units = split_units(paragraph + "\n次に端末を隔離する。ログを保全する。\n")
+    assert [u.text for u in units] == [
+        "Containment is important before an incident overwhelms resources.",
+        "An essential part of containment is decision-making (e.g. shut down a system, "
+        "disconnect it).",
+        "Version 2.1 of the tool by J. Smith is used.",
+        "Run `rm x. Now` on the host.",
+        "Is it done?",
+        "Yes!",
+        "次に端末を隔離する。",
+        "ログを保全する。",
+    ]
+    assert {u.kind for u in units} == {"sentence"}
+
+
+def test_the_answer_to_an_english_question_quotes_the_sentences_that_answer():
+    text = (
+        "Incident handling has several phases. Evidence should be retained for at least "
+        "three years after the case closes, as the legal team requires. The phases overlap "
+        "in practice. Teams often hold exercises to practice them."
+    )
+    answer = extractive_answer(
+        "How long should evidence be retained?",
+        [Evidence("1", text, "Evidence Retention", 0.9)],
+        ["evidence", "retained", "long"],
+    )
+    assert "at least three years" in answer.text
+    assert "exercises" not in answer.text and "…" not in answer.text
+
+
+def test_a_quoted_lead_brings_its_whole_list():
+    """Quoted by sentences, a paragraph whose last sentence introduces a list brings the list
+    whole and in order, not the one or two items that scored on their own."""
+    text = (
+        "Organizations need an incident response plan that provides a roadmap. The incident "
+        "response plan should include the following elements:\n"
+        "- Mission\n- Strategies and goals\n- Senior management approval\n- Metrics\n"
+    )
+    answer = extractive_answer(
+        "What does the incident response plan contain?",
+        [Evidence("1", text, "Plan Elements", 0.9)],
+        ["incident", "response", "plan"],
+    ).text
+    items = ["Mission", "Strategies and goals", "Senior management approval", "Metrics"]
+    positions = [answer.find(f"- {item} [1]") for item in items]
+    assert all(p > 0 for p in positions) and positions == sorted(positions), answer
+
+
+def test_a_caption_or_an_introducing_sentence_leads_its_table():
+    units = split_units(
+        "Sources vary.\nTable 3-1. Common Sources of Precursors\n"
+        "IDPSs | IDPS products identify events\nSIEMs | SIEM products correlate\n"
+        "連絡先は次のとおり:\n| 役割 | 連絡先 |\n| --- | --- |\n| SOC | 内線 1234 |\n"
+    )
+    got = [(u.kind, u.list_id) for u in units]
+    assert got == [
+        ("sentence", -1),
+        ("lead", 0),  # the caption
+        ("lead", 0),  # the table's first row, its header
+        ("row", 0),
+        ("lead", 1),  # the sentence ending in a colon
+        ("lead", 1),  # the header row above the rule
+        ("row", 1),
+    ]
+
+
 def test_a_sentence_that_does_not_introduce_the_list_is_not_its_lead():
     units = split_units("手順の目的を説明する。\n- 項目A を確認する\n- 項目B を確認する\n")
     assert [u.kind for u in units] == ["sentence", "bullet", "bullet"]

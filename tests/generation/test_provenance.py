@@ -77,6 +77,16 @@ def test_sentences_split_on_japanese_and_english_ends_keeping_their_markers() ->
     ]
 
 
+def test_english_abbreviations_and_initials_do_not_end_a_sentence() -> None:
+    text = "- Contain first (e.g. isolate the host) [1]. Call J. Smith at 5 p.m. and wait. Done."
+    got = [s.body for s in split_answer(text)]
+    assert got == [
+        "Contain first (e.g. isolate the host).",
+        "Call J. Smith at 5 p.m. and wait.",
+        "Done.",
+    ]
+
+
 def test_the_extractive_lead_is_a_label_however_long_its_heading_path() -> None:
     path = " > ".join(
         [
