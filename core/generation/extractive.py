@@ -534,6 +534,21 @@ def _list_break(units: Sequence[Unit]) -> list[str]:
     return [""] if match and match.group(1) and int(match.group(1)) != 1 else []
 
 
+def _render_all(units: Sequence[Unit], label: str) -> list[str]:
+    """The units' lines in order; the bullets a quoted sentence leads sit under it, as the
+    items of "… include the following elements:" do in the runbook."""
+    leads = {
+        (u.evidence, u.list_id) for u in units if u.kind == "lead" and CELL_SEPARATOR not in u.text
+    }
+    lines: list[str] = []
+    for u in units:
+        rendered = _render(u, label)
+        if u.kind == "bullet" and (u.evidence, u.list_id) in leads:
+            rendered = ["  " + line if line else line for line in rendered]
+        lines += rendered
+    return lines
+
+
 def _render(u: Unit, label: str) -> list[str]:
     """The item's line, then its nested lines indented under it, each with the marker."""
     if u.kind == "step":
@@ -666,8 +681,7 @@ def extractive_answer(
     ev = evidence[best.evidence]
     lines = [f"「{ev.heading}」より [{ev.label}]:" if ev.heading else f"[{ev.label}]:"]
     lines += _list_break(chosen)
-    for u in chosen:
-        lines += _render(u, ev.label)
+    lines += _render_all(chosen, ev.label)
     if second:
         other = evidence[second[0].evidence]
         lines.append("")
@@ -675,8 +689,7 @@ def extractive_answer(
             f"「{other.heading}」より [{other.label}]:" if other.heading else f"[{other.label}]:"
         )
         lines += _list_break(second)
-        for u in second:
-            lines += _render(u, other.label)
+        lines += _render_all(second, other.label)
         extras = extras[:1]
     if extras:
         # chosen by score, shown as the passages run: a passage's steps 1 and 2 in that order

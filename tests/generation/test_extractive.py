@@ -141,9 +141,10 @@ def test_the_lead_brings_its_whole_list():
     assert lines[0] == "「緊急パッチ適用手順 > 判断基準」より [1]:"
     assert lines[1:5] == [
         "- 次のいずれかに当てはまる場合は緊急パッチとして扱う。 [1]",
-        "- CISA の KEV カタログに掲載された [1]",
-        "- CVSS 基本値が9.0以上で、公開機器が影響を受ける [1]",
-        "- JPCERT/CC から注意喚起が発行された [1]",
+        # the items sit under the sentence that introduces them
+        "  - CISA の KEV カタログに掲載された [1]",
+        "  - CVSS 基本値が9.0以上で、公開機器が影響を受ける [1]",
+        "  - JPCERT/CC から注意喚起が発行された [1]",
     ]
     assert "例外の扱い" not in answer.text
 
