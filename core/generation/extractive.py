@@ -136,7 +136,9 @@ def _introduces_list(sentence: str) -> bool:
 
 
 # a table's caption on the line before it: "Table 3-1. Common Sources …", 「表2 連絡先一覧」
-_CAPTION = re.compile(r"^(?:table|tab\.|表)\s*[\dA-Z]+(?:[-.]\d+)*[.:：]?\s", re.IGNORECASE)
+_CAPTION = re.compile(
+    r"^(?:[Tt]able|TABLE|[Tt]ab\.|表)\s*(?:\d+|[A-Z](?=[-.:：\s\d]))(?:[-.]\d+)*[.:：]?\s"
+)
 
 
 def _indent(line: str) -> int:

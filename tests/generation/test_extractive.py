@@ -124,6 +124,9 @@ def test_a_caption_or_an_introducing_sentence_leads_its_table():
         ("lead", 1),  # the header row above the rule
         ("row", 1),
     ]
+    # a sentence that merely starts with the word is no caption
+    plain = split_units("Tables are kept by the SOC.\n| a | b |\n| --- | --- |\n| 1 | 2 |\n")
+    assert [u.kind for u in plain] == ["sentence", "lead", "row"]
 
 
 def test_a_sentence_that_does_not_introduce_the_list_is_not_its_lead():
