@@ -169,7 +169,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     # The first question of a folder builds its index (minutes on a large folder): shown on
     # stderr, so that --json output stays the answer alone. A folder that cannot be read is
     # left to ask(), which answers with the reason.
-    bar = ProgressBar("索引を構築しています（初回のみ）")
+    bar = ProgressBar("インデックスを構築しています")
     try:
         report = prepare_index(get_settings(), args.data, progress=bar)
     except WorkbenchError:

@@ -98,7 +98,7 @@ def build_first(folder) -> dict | None:
 
     def progress(done: int, total: int, message: str) -> None:
         shown = f"：{message}" if admin else ""
-        text = f"インデックスを構築しています（初回のみ・数分かかることがあります）{shown}"
+        text = f"インデックスを構築しています（数分かかることがあります）{shown}"
         bar.progress(min(1.0, done / total) if total else 1.0, text=text)
 
     try:
