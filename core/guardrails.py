@@ -199,11 +199,23 @@ MARGIN_FROM, MARGIN_TO = 4, 20  # the cosines the best one is compared with (ran
 # answerable calibration questions, so that cosine and keyword coverage decide.
 MARGIN_PRIOR = 0.041
 BM25_PRIOR = 4.95
+# In a folder of fewer runbooks than this, BM25's inverse document frequency says where in the
+# runbook a word occurs, not what the runbook is about: "ransomware" and "contain" are in most
+# chunks of a ransomware playbook, and the best raw BM25 of "How do we contain ransomware?" over
+# that playbook alone is 0.9, where the calibration folders give an answerable question 4 to 13.
+# There the raw BM25 is unknown too (BM25_PRIOR), and cosine, margin and coverage decide.
+FEW_DOCUMENTS = 3
 
 
 def small_corpus(cosines: list[float]) -> bool:
     """Too few vector candidates for the corpus statistics (margin, BM25) to mean anything."""
     return len(cosines) <= MARGIN_FROM
+
+
+def bm25_unknown(cosines: list[float], documents: int) -> bool:
+    """The raw BM25 means nothing here: too few passages (``small_corpus``) or too few runbooks
+    (``FEW_DOCUMENTS``; 0: not known, as for a search that did not count them)."""
+    return small_corpus(cosines) or 0 < documents < FEW_DOCUMENTS
 
 
 def cosine_margin(cosines: list[float]) -> float:

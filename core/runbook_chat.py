@@ -203,7 +203,7 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     bm25 = max(h.raw["bm25"] for h in outcome.hits)
     cosines = outcome.vector_cosines or [cosine]
     margin = guardrails.cosine_margin(cosines)
-    if guardrails.small_corpus(cosines):
+    if guardrails.bm25_unknown(cosines, outcome.documents):
         bm25 = guardrails.BM25_PRIOR
     grade = guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
     if asks_for_amount(query_text) and not states_amount(_texts(outcome.hits)):

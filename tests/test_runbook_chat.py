@@ -296,3 +296,74 @@ def test_a_folder_is_one_index_however_it_is_named(tmp_path):
     assert status.built and status.name == runbook_index_spec(by_env).name
     # the shipped samples keep the plain name
     assert runbook_index_spec(by_flag).name == "runbooks"
+
+
+# One playbook about one thing: "ransomware" and "contain" are in most of its sections, so its
+# BM25 inverse document frequencies are small and a question about it scores under 1.
+ONE_PLAYBOOK = """# Ransomware Response Playbook
+
+## 1. Scope
+
+This playbook covers ransomware on company laptops and file servers. Ransomware encrypts files
+and asks for a payment; this playbook never recommends paying.
+
+## 2. Detection
+
+Ransomware is reported by the EDR console, by users who see a ransom note, or by file servers
+whose files change extension in bulk. Confirm the ransomware alert in the EDR console first.
+
+## 3. Containment
+
+To contain ransomware, isolate the infected laptop from the network with the EDR console's
+network containment. Disable the file share the ransomware was writing to. Do not power off the
+laptop: memory holds the keys that may decrypt the files.
+
+## 4. Evidence
+
+Before recovery, capture memory from the contained laptop and copy the ransom note. Record the
+time of every containment step in the ticket.
+
+## 5. Eradication
+
+Remove the ransomware binary and its scheduled tasks. Reset the passwords of the accounts the
+ransomware used to spread.
+
+## 6. Recovery
+
+Restore files from the last clean backup of the file server. Check the restored files before
+users return to them.
+
+## 7. Communication
+
+Tell the CISO within one hour of a confirmed ransomware infection. Legal decides about
+notifying customers.
+
+## 8. Lessons learned
+
+Within a week of recovery, hold a review of the ransomware incident and update this playbook.
+"""
+
+
+def test_a_folder_of_one_playbook_answers_what_it_covers(tmp_path):
+    """Over a single runbook the raw BM25 of its own topic is small (its words are in every
+    section): the grade does not read it as weak keyword evidence. What the playbook does not
+    cover is still refused."""
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "ransomware.md").write_text(ONE_PLAYBOOK, encoding="utf-8")
+    settings = make_settings(tmp_path / "state", books)
+    answered = ask("How do we contain ransomware?", [], cfg(data=books), settings)
+    assert not answered.flags.insufficient_evidence, answered.evidence
+    assert "isolate the infected laptop" in answered.answer
+    assert answered.evidence["bm25"] == guardrails.BM25_PRIOR  # the raw score was not used
+    refused = ask("How do I rotate the etcd TLS certificates?", [], cfg(data=books), settings)
+    assert refused.flags.insufficient_evidence, refused.evidence
+
+
+def test_bm25_is_unknown_over_few_passages_or_few_runbooks():
+    many = [0.9] * 20
+    assert guardrails.bm25_unknown([0.9, 0.8], documents=40)  # a runbook just added
+    assert guardrails.bm25_unknown(many, documents=1)
+    assert guardrails.bm25_unknown(many, documents=2)
+    assert not guardrails.bm25_unknown(many, documents=guardrails.FEW_DOCUMENTS)
+    assert not guardrails.bm25_unknown(many, documents=0)  # not counted

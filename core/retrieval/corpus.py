@@ -70,6 +70,7 @@ class CollectionScope:
     collections: frozenset[str]
     chunk_ids: frozenset[str]
     keyword: KeywordIndex
+    documents: int = 0  # how many documents those chunks come from
 
 
 _MAX_SCOPES = 64
@@ -248,7 +249,13 @@ class Corpus:
             return cached
         rows = self.store.collection_tokens(key[1]) if key[1] else []
         keyword = KeywordIndex([cid for cid, _ in rows], [tokens for _, tokens in rows])
-        scope = CollectionScope(key[1], frozenset(keyword.keys), keyword)
+        scope = CollectionScope(
+            key[1],
+            frozenset(keyword.keys),
+            keyword,
+            # chunk ids are "<doc_id>_<n>"
+            documents=len({cid.rpartition("_")[0] for cid in keyword.keys}),
+        )
         with self._keyword_lock:
             if len(self._scopes) >= _MAX_SCOPES:
                 self._scopes.clear()

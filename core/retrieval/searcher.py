@@ -109,6 +109,9 @@ class SearchOutcome:
     # a runbook question's words in the other language: its glossary terms and its loanwords
     # spelled as the runbooks spell them (``core.text.loanwords``)
     translated: list[str] = field(default_factory=list)
+    # how many documents the search ran over (the asker's collections): the evidence grade
+    # cannot read BM25 of a folder of one or two runbooks as it reads that of a library
+    documents: int = 0
 
 
 def _parse_ts(value: str) -> datetime | None:
@@ -361,6 +364,9 @@ class Searcher:
             result=None, hits=[], terms=terms, names=names, translated=ranked.translated
         )
         outcome.query_vector, outcome.generation = ranked.vector, generation
+        outcome.documents = (
+            scope.documents if scope is not None else len(self.corpus.store.manifest())
+        )
         outcome.vector_cosines = [score for _, score in ranked.rankings.get("semantic", [])]
         apply_focus(candidates, query.text, focus_weight, focus_top_k)
         if opts.rerank_enabled:
