@@ -12,6 +12,7 @@ store, never unpickled.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import threading
@@ -22,6 +23,17 @@ import numpy as np
 
 from core.index_integrity import IndexIntegrityError, IndexSeal
 
+
+def _bm25s():
+    """The bm25s module, its logger quieted: bm25s sets it to DEBUG when imported, and every
+    index build then wrote "DEBUG bm25s: Building index from tokens" to the CLI's stderr and
+    the server's log."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
 SIDECAR = "keyword.json"
 SIDECAR_FORMAT = "wb-keyword-1"
 MANIFEST_KIND = "keyword-bm25s"
@@ -31,7 +43,7 @@ class KeywordIndex:
     """BM25 over pre-tokenized chunks; ``search`` returns (position, raw score) best first."""
 
     def __init__(self, keys: Sequence[str], corpus_tokens: Sequence[Sequence[str]]) -> None:
-        import bm25s
+        bm25s = _bm25s()
 
         self.keys = list(keys)
         self._lock = threading.Lock()
@@ -121,7 +133,7 @@ class KeywordIndex:
     def load(cls, folder: Path, generation: int, seal: IndexSeal) -> KeywordIndex:
         """The saved index of ``generation``; IndexIntegrityError when it is missing, foreign,
         altered or of another generation (the caller rebuilds it). Nothing is unpickled."""
-        import bm25s
+        bm25s = _bm25s()
 
         seal.check(folder / SIDECAR, MANIFEST_KIND, generation)
         try:

@@ -21,6 +21,7 @@ def test_ask_json_and_audit_verify(tmp_path):
     assert out.returncode == 0, out.stderr
     # the first question built the index and said so on stderr; stdout is the answer alone
     assert "インデックスを構築しました: 追加 2件" in out.stderr
+    assert "DEBUG" not in out.stderr  # no library's debug lines (bm25s sets its own to DEBUG)
     answer = json.loads(out.stdout)
     assert answer["answer_mode"] == "extractive"
     assert answer["flags"] == {
