@@ -203,7 +203,6 @@ BM25_PRIOR = 4.95
 # runbook a word occurs, not what the runbook is about: "ransomware" and "contain" are in most
 # chunks of a ransomware playbook, and the best raw BM25 of "How do we contain ransomware?" over
 # that playbook alone is 0.9, where the calibration folders give an answerable question 4 to 13.
-# There the raw BM25 is unknown too (BM25_PRIOR), and cosine, margin and coverage decide.
 FEW_DOCUMENTS = 3
 
 
@@ -212,10 +211,19 @@ def small_corpus(cosines: list[float]) -> bool:
     return len(cosines) <= MARGIN_FROM
 
 
-def bm25_unknown(cosines: list[float], documents: int) -> bool:
-    """The raw BM25 means nothing here: too few passages (``small_corpus``) or too few runbooks
-    (``FEW_DOCUMENTS``; 0: not known, as for a search that did not count them)."""
-    return small_corpus(cosines) or 0 < documents < FEW_DOCUMENTS
+def graded_bm25(bm25: float, cosines: list[float], documents: int, share: float | None) -> float:
+    """The raw BM25 the grade reads. Over too few passages it is unknown (``BM25_PRIOR``).
+    Over a folder of fewer than ``FEW_DOCUMENTS`` runbooks (``documents``; 0: not counted) a
+    question whose content terms the top passages hold (``share``: their coverage, or across
+    languages that of the translations) scores low only because those terms are everywhere in
+    the runbook: it is graded as at least ``BM25_PRIOR`` times the share squared. A question
+    about what the runbook does not hold keeps its raw score (over one AWS playbook alone, two
+    folders, no answer or refusal of the AWS set's questions changes)."""
+    if small_corpus(cosines):
+        return BM25_PRIOR
+    if 0 < documents < FEW_DOCUMENTS and share:
+        return max(bm25, BM25_PRIOR * share * share)
+    return bm25
 
 
 def cosine_margin(cosines: list[float]) -> float:

@@ -203,8 +203,8 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     bm25 = max(h.raw["bm25"] for h in outcome.hits)
     cosines = outcome.vector_cosines or [cosine]
     margin = guardrails.cosine_margin(cosines)
-    if guardrails.bm25_unknown(cosines, outcome.documents):
-        bm25 = guardrails.BM25_PRIOR
+    share = coverage if coverage is not None else translated
+    bm25 = guardrails.graded_bm25(bm25, cosines, outcome.documents, share)
     grade = guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
     if asks_for_amount(query_text) and not states_amount(_texts(outcome.hits)):
         grade = dataclasses.replace(grade, amount_missing=True)

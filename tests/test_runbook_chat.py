@@ -346,8 +346,8 @@ Within a week of recovery, hold a review of the ransomware incident and update t
 
 def test_a_folder_of_one_playbook_answers_what_it_covers(tmp_path):
     """Over a single runbook the raw BM25 of its own topic is small (its words are in every
-    section): the grade does not read it as weak keyword evidence. What the playbook does not
-    cover is still refused."""
+    section): a question whose terms the passages all hold is not read as weak keyword
+    evidence. What the playbook does not cover is still refused."""
     books = tmp_path / "books"
     books.mkdir()
     (books / "ransomware.md").write_text(ONE_PLAYBOOK, encoding="utf-8")
@@ -355,15 +355,20 @@ def test_a_folder_of_one_playbook_answers_what_it_covers(tmp_path):
     answered = ask("How do we contain ransomware?", [], cfg(data=books), settings)
     assert not answered.flags.insufficient_evidence, answered.evidence
     assert "isolate the infected laptop" in answered.answer
-    assert answered.evidence["bm25"] == guardrails.BM25_PRIOR  # the raw score was not used
+    assert answered.evidence["bm25"] == guardrails.BM25_PRIOR  # the raw score was under it
     refused = ask("How do I rotate the etcd TLS certificates?", [], cfg(data=books), settings)
     assert refused.flags.insufficient_evidence, refused.evidence
 
 
-def test_bm25_is_unknown_over_few_passages_or_few_runbooks():
+def test_the_graded_bm25_over_few_passages_or_few_runbooks():
     many = [0.9] * 20
-    assert guardrails.bm25_unknown([0.9, 0.8], documents=40)  # a runbook just added
-    assert guardrails.bm25_unknown(many, documents=1)
-    assert guardrails.bm25_unknown(many, documents=2)
-    assert not guardrails.bm25_unknown(many, documents=guardrails.FEW_DOCUMENTS)
-    assert not guardrails.bm25_unknown(many, documents=0)  # not counted
+    prior = guardrails.BM25_PRIOR
+    assert guardrails.graded_bm25(0.5, [0.9, 0.8], documents=40, share=0.1) == prior
+    # one or two runbooks: at least the prior times the share of the terms found, squared
+    assert guardrails.graded_bm25(0.9, many, documents=1, share=1.0) == prior
+    assert guardrails.graded_bm25(0.9, many, documents=2, share=0.5) == prior * 0.25
+    assert guardrails.graded_bm25(7.0, many, documents=1, share=1.0) == 7.0
+    assert guardrails.graded_bm25(0.9, many, documents=1, share=None) == 0.9
+    # a library, or a search that did not count its documents: the raw score
+    assert guardrails.graded_bm25(0.9, many, documents=guardrails.FEW_DOCUMENTS, share=1.0) == 0.9
+    assert guardrails.graded_bm25(0.9, many, documents=0, share=1.0) == 0.9
