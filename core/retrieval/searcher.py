@@ -365,7 +365,7 @@ class Searcher:
         )
         outcome.query_vector, outcome.generation = ranked.vector, generation
         outcome.documents = (
-            scope.documents if scope is not None else len(self.corpus.store.manifest())
+            scope.documents if scope is not None else self.corpus.store.document_count()
         )
         outcome.vector_cosines = [score for _, score in ranked.rankings.get("semantic", [])]
         apply_focus(candidates, query.text, focus_weight, focus_top_k)

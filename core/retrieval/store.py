@@ -166,6 +166,9 @@ class ChunkStore:
         """doc_id -> content hash of every live document."""
         return dict(self.reader.execute("SELECT doc_id, content_hash FROM documents"))
 
+    def document_count(self) -> int:
+        return self.reader.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+
     def document(self, doc_id: str) -> Document | None:
         row = self.reader.execute(
             "SELECT doc_id, source, title, text, updated_at, content_hash, kind"
@@ -175,7 +178,7 @@ class ChunkStore:
         return Document(*row) if row else None
 
     def stats(self) -> dict[str, object]:
-        docs = self.reader.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        docs = self.document_count()
         chunks = self.reader.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         return {
             "documents": docs,
