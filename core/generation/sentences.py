@@ -92,7 +92,8 @@ def _sentence_ends(line: str, markers: list[tuple[int, int, list[int]]]) -> list
 def _has_words(line: str, ends: list[int], i: int) -> bool:
     """A sentence has a word before its end (not "2." alone); one that a period ends has three
     ("Table 3-1. Common sources" and "Step 2. Isolate the host" are labels, not sentences)."""
-    before = line[ends[-1] if ends else 0 : i]
+    # the last 200 characters tell (a whole run of "1. 2. 3. …" was read at every period)
+    before = line[max(ends[-1] if ends else 0, i - 200) : i]
     if line[i] == ".":
         return len(before.split()) >= 3 and any(ch.isalpha() for ch in before)
     return any(ch.isalpha() for ch in before)
@@ -119,8 +120,11 @@ def _ends_english(line: str, i: int) -> bool:
     if word and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1):
         return False  # an abbreviation or an initial ("J. Smith", "U.S. law")
     # the next sentence starts with no lower-case letter ("… at 5 p.m. and then")
-    following = line[i + 1 :].lstrip()
-    return not (following[:1].islower() and following[:1].isascii())
+    j = i + 1
+    while j < len(line) and line[j].isspace():
+        j += 1
+    first = line[j] if j < len(line) else ""
+    return not (first.islower() and first.isascii())
 
 
 def sentence_ends(line: str) -> list[int]:
