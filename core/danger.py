@@ -69,6 +69,7 @@ DANGEROUS_KEYWORDS = (
 # A command's match is the phrase shown under the banner: it runs to the command's target
 # ("systemctl stop immich", not "systemctl stop i").
 _I = re.IGNORECASE
+_TARGET = r"\s+(-\S+\s+)*[^\s;&|`]+"  # options, then what the command acts on
 DANGEROUS_PATTERNS = (
     # shell
     re.compile(r"\brm\s+(-[a-z]*[rf][a-z]*\b|--recursive|--force)", _I),
@@ -80,11 +81,11 @@ DANGEROUS_PATTERNS = (
     re.compile(r"\bshutdown\s+(/[srp]\b|-[hrP]\b|now\b)", _I),
     re.compile(r"\b(poweroff|halt)\b(?=\s*($|[;&|`]))", _I | re.M),
     re.compile(r"\bkill\s+-(9|KILL)\b", _I),
-    re.compile(r"\b(killall|pkill)\s+(-\S+\s+)*[^\s;&|`]+", _I),
-    re.compile(r"\bsystemctl\s+(stop|disable|mask)\s+(-\S+\s+)*[^\s;&|`]+", _I),
+    re.compile(r"\b(killall|pkill)" + _TARGET, _I),
+    re.compile(r"\bsystemctl\s+(stop|disable|mask)" + _TARGET, _I),
     re.compile(r"\bservice\s+\S+\s+stop\b", _I),
     re.compile(r"\biptables\s+(-F|--flush)\b"),
-    re.compile(r"\b(userdel|deluser)\s+(-\S+\s+)*[^\s;&|`]+", _I),
+    re.compile(r"\b(userdel|deluser)" + _TARGET, _I),
     re.compile(r"\bcrontab\s+-r\b"),
     re.compile(r"\bhistory\s+-c\b"),
     re.compile(r"\bunset\s+HISTFILE\b"),
@@ -116,7 +117,7 @@ DANGEROUS_PATTERNS = (
     re.compile(r"\bwbadmin\s+delete\b", _I),
     re.compile(r"\bcipher(\.exe)?\s+/w\b", _I),
     re.compile(r"\btaskkill\s+.*?/f\b", _I),
-    re.compile(r"\bsc(\.exe)?\s+(stop|delete)\s+(-\S+\s+)*[^\s;&|`]+", _I),
+    re.compile(r"\bsc(\.exe)?\s+(stop|delete)" + _TARGET, _I),
     re.compile(r"\bsc(\.exe)?\s+config\s+\S+\s+start\s*=\s*disabled\b", _I),
     re.compile(r"\breg(\.exe)?\s+delete\b", _I),
     re.compile(r"\bfsutil\s+usn\s+deletejournal\b", _I),

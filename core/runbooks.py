@@ -149,12 +149,13 @@ def prepare_index(
     index cannot be updated now (the folder is gone or unreadable), the question is answered
     from the index as it is and the update is tried again next time."""
     corpus = corpus or runbook_corpus(settings, data)
-    if corpus.store.manifest() and not index_outdated(corpus):
+    built = corpus.store.document_count() > 0  # every question asks: one COUNT, no manifest
+    if built and not index_outdated(corpus):
         return None
     folder = runbook_folder(settings, data, check_allowed=False)
-    if not corpus.store.manifest():
+    if not built:
         with build_lock(corpus, wait=True):
-            if not corpus.store.manifest():
+            if not corpus.store.document_count():
                 return update_corpus(corpus, folder, progress)
         return None
     try:

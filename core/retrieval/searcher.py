@@ -364,9 +364,10 @@ class Searcher:
             result=None, hits=[], terms=terms, names=names, translated=ranked.translated
         )
         outcome.query_vector, outcome.generation = ranked.vector, generation
-        outcome.documents = (
-            scope.documents if scope is not None else self.corpus.store.document_count()
-        )
+        if self.corpus.spec.kind == "runbook":  # what the runbook evidence grade reads
+            outcome.documents = (
+                scope.documents if scope is not None else self.corpus.store.document_count()
+            )
         outcome.vector_cosines = [score for _, score in ranked.rankings.get("semantic", [])]
         apply_focus(candidates, query.text, focus_weight, focus_top_k)
         if opts.rerank_enabled:
