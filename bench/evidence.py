@@ -83,7 +83,8 @@ def _group(pair: str, data: Path | None, answerable: list[str], unanswerable: li
 def features(settings: Settings, group: Group) -> tuple[np.ndarray, list[bool]]:
     """The model's features per question, and whether the rules beside the model let it pass:
     the question's names are in the passages (``EvidenceGrade.names_found``) and, when it asks
-    for a price, an amount is (``EvidenceGrade.amount_missing``)."""
+    for a quantity (a price, a period, a count…), one of that kind is
+    (``EvidenceGrade.quantity_missing``)."""
     index_runbooks(settings, group.data, check_allowed=False)
     rows, names_ok = [], []
     for q in group.questions:
@@ -96,7 +97,7 @@ def features(settings: Settings, group: Group) -> tuple[np.ndarray, list[bool]]:
         )
         g = _grade(outcome, settings, group.data)
         rows.append([g.features[name] for name in guardrails.EVIDENCE_FEATURES])
-        names_ok.append(g.names_found and not g.amount_missing)
+        names_ok.append(g.names_found and not g.quantity_missing)
     return np.asarray(rows, dtype=np.float64), names_ok
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from core.danger import DangerMatch, detect
 from core.schemas.answer import Answer
+from core.text.amounts import Quantity
 from core.text.glossary import enough_names
 from core.text.tokenize import Tokenizer
 
@@ -44,10 +45,18 @@ DANGER_BANNER = "⚠️ 承認・確認が必要"
 MISSING_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書の箇所に出てきません。"
 # … or only where a runbook lists what it does not cover (``OUT_OF_SCOPE_HEADING``).
 EXCLUDED_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書では対象外として挙げられています。"
-# … when the question asks for a price or fee and no passage states an amount.
-AMOUNT_MISSING_TEMPLATE = (
-    "質問は金額を尋ねていますが、見つかった手順書の箇所に金額の記載がありません。"
+# … when the question asks for a quantity (a price, a period, a frequency, a count, a size)
+# and no passage states one of that kind (``core.text.amounts``).
+QUANTITY_MISSING_TEMPLATE = (
+    "質問は{kind}を尋ねていますが、見つかった手順書の箇所に{kind}の記載がありません。"
 )
+QUANTITY_NAMES = {
+    "money": "金額",
+    "duration": "期間・時間",
+    "frequency": "頻度",
+    "count": "回数・件数",
+    "size": "量・割合",
+}
 # A section saying what a runbook does not cover: a name found there is not a name it covers
 # ("Out of Scope: Okta, Entra ID…" does not make the playbook an answer about Okta).
 # The heading must be that statement, not merely mention it: 「監視対象外の端末の扱い」 is a
@@ -247,9 +256,9 @@ class EvidenceGrade:
     names: tuple[str, ...] = ()  # the question's own names (``core.text.glossary``)
     missing: tuple[str, ...] = ()  # those in none of the passages (out-of-scope sections aside)
     excluded: tuple[str, ...] = ()  # of the missing, those an out-of-scope section names
-    # the question asks what something costs and no passage states an amount
-    # (``core.text.amounts``)
-    amount_missing: bool = False
+    # the kind of quantity the question asks for (a price, a period, a count…) when no passage
+    # states one of that kind (``core.text.amounts``)
+    quantity_missing: Quantity | None = None
 
     @property
     def names_found(self) -> bool:
@@ -259,7 +268,9 @@ class EvidenceGrade:
     @property
     def sufficient(self) -> bool:
         return (
-            self.probability >= EVIDENCE_THRESHOLD and self.names_found and not self.amount_missing
+            self.probability >= EVIDENCE_THRESHOLD
+            and self.names_found
+            and not self.quantity_missing
         )
 
     @property
@@ -278,7 +289,7 @@ class EvidenceGrade:
             "translated_coverage": round(self.translated or 0.0, 4),
             "margin": round(self.margin, 4),
             "names_found": self.names_found,
-            "amount_found": not self.amount_missing,
+            "quantity_found": not self.quantity_missing,
         }
 
 

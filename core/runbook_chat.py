@@ -45,7 +45,7 @@ from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
-from core.text.amounts import asks_for_amount, states_amount
+from core.text.amounts import asked_quantity, states_quantity
 from core.text.glossary import (
     missing_names,
     untranslated_names,
@@ -206,8 +206,9 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     share = coverage if coverage is not None else translated
     bm25 = guardrails.graded_bm25(bm25, cosines, outcome.documents, share)
     grade = guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
-    if asks_for_amount(query_text) and not states_amount(_texts(outcome.hits)):
-        grade = dataclasses.replace(grade, amount_missing=True)
+    quantity = asked_quantity(query_text)
+    if quantity and not states_quantity(quantity, _texts(outcome.hits), query_text):
+        grade = dataclasses.replace(grade, quantity_missing=quantity)
     names = outcome.names
     if not names:
         return grade
@@ -369,8 +370,9 @@ def _answer(
                 *([guardrails.MISSING_NAMES_TEMPLATE.format(names=absent)] if absent else []),
                 *([guardrails.EXCLUDED_NAMES_TEMPLATE.format(names=listed)] if listed else []),
             ]
-        if outcome.hits and grade.amount_missing:
-            said.append(guardrails.AMOUNT_MISSING_TEMPLATE)
+        if outcome.hits and grade.quantity_missing:
+            kind = guardrails.QUANTITY_NAMES[grade.quantity_missing]
+            said.append(guardrails.QUANTITY_MISSING_TEMPLATE.format(kind=kind))
         if said:
             lead, rest = reply.split("\n", 1)
             reply = f"{lead}\n\n{''.join(said)}\n{rest}"

@@ -1,4 +1,5 @@
-"""A question asking what something costs is answered only by a passage stating an amount."""
+"""A question asking for a quantity (what something costs, how many days, how often, how many
+times) is answered only by a passage stating one of that kind."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.runbook_chat import ChatConfig, ask
-from core.text.amounts import asks_for_amount, states_amount
+from core.text.amounts import asked_quantity, asks_for_amount, states_amount, states_quantity
 from tests.conftest import make_settings
 
 
@@ -58,6 +59,72 @@ def test_amounts_in_passages():
     assert not states_amount(["手当の申請は翌月10日までに行う。"])
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many days are blocked emails kept in quarantine?", "duration"),
+        ("Within how many hours must we notify the regulator?", "duration"),
+        ("How long are the audit logs retained?", "duration"),
+        ("What is the target time to acknowledge a P1 page, in minutes?", "duration"),
+        ("監査ログは何日間保存するのが推奨ですか？", "duration"),
+        ("調査グラフはどのくらい前のインシデントまで遡れますか？", "duration"),
+        ("How often do we review the manual blocklist entries?", "frequency"),
+        ("バックアップはどのくらいの頻度で取ればいい？", "frequency"),
+        ("How many failed sign-in attempts lock the account?", "count"),
+        ("サインインに何回失敗したらロックアウトされる？", "count"),
+        ("オンコールは何人体制で回していますか？", "count"),
+        ("What percentage of disk usage triggers the critical alert?", "size"),
+        ("ディスク使用率は何％で警告にすべき？", "size"),
+        ("How much does the retainer cost?", "money"),
+    ],
+)
+def test_questions_asking_for_a_quantity(question, kind):
+    assert asked_quantity(question) == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How long does it take to reimage a laptop?",  # "until …" answers it too
+        "How much time do we have to notify the regulator?",
+        "How many people should join the incident call?",  # "a handful", or the roles
+        "頻度の高いアラートはどう扱う？",  # frequent alerts, not a frequency
+        "復旧にはどのくらいの時間がかかる？",
+        "証拠はいつまで保管すべき？",  # until an event
+        "Once the host is isolated, what do we collect first?",
+    ],
+)
+def test_questions_whose_answer_need_not_be_a_number(question):
+    assert asked_quantity(question) is None
+
+
+def test_quantities_in_passages():
+    assert states_quantity("duration", ["Blocked messages are kept for 30 days."])
+    assert states_quantity("duration", ["Notify within seventy-two hours."])
+    assert states_quantity("duration", ["Notify within 72 hours."])
+    assert states_quantity("duration", ["ログは 90 日間保存する。"])
+    assert states_quantity("duration", ["ログは半年保存する。"])
+    assert not states_quantity("duration", ["内容を十分に確認する。"])  # enough, not 10 minutes
+    assert not states_quantity("duration", ["上長が翌月5日までに承認する。"])  # a date
+    assert not states_quantity("duration", ["2024年4月に改訂した。"])
+    assert not states_quantity("duration", ["Logs are kept as long as policy requires."])
+    assert states_quantity("frequency", ["Regular means at least every quarter."])
+    assert states_quantity("frequency", ["棚卸しは四半期ごとに行う。"])
+    assert states_quantity("frequency", ["Review the list every 6 months."])
+    assert not states_quantity("frequency", ["Review the list on a regular basis."])
+    q = "How many failed sign-in attempts lock the account?"
+    assert states_quantity("count", ["Lock after 10 failed sign-in attempts."], q)
+    assert states_quantity("count", ["10 回連続で失敗するとロックする。"], q)  # either language
+    assert not states_quantity("count", ["Once a suspicious IP is found, block it."], q)
+    assert not states_quantity("count", ["Watch for several failed attempts."], q)
+    ja = "サインインに何回失敗したらロックアウトされる？"
+    assert states_quantity("count", ["5回失敗するとロックされる。"], ja)
+    assert states_quantity("count", ["after five unsuccessful attempts"], ja)
+    assert not states_quantity("count", ["失敗が続く場合はロックする。"], ja)
+    assert states_quantity("size", ["Critical above 90% usage."])
+    assert not states_quantity("size", ["Critical when the disk is nearly full."])
+
+
 RUNBOOKS = {
     "oncall-allowance.md": """# オンコール手当の申請
 
@@ -101,7 +168,7 @@ def test_a_price_question_over_a_runbook_without_amounts_is_refused_and_says_why
     assert a.flags.insufficient_evidence
     assert a.citations and a.citations[0].file == "oncall-allowance.md"  # the right runbook …
     assert "金額の記載がありません" in a.answer  # … which states no amount
-    assert a.evidence["amount_found"] is False
+    assert a.evidence["quantity_found"] is False
 
 
 def test_the_same_runbook_answers_how_to_claim_it(folder):
@@ -109,7 +176,7 @@ def test_the_same_runbook_answers_how_to_claim_it(folder):
     a = _ask("オンコール手当はどうやって申請すればいい？", settings, data)
     assert not a.flags.insufficient_evidence, a.evidence
     assert a.citations[0].file == "oncall-allowance.md"
-    assert a.evidence["amount_found"] is True
+    assert a.evidence["quantity_found"] is True
 
 
 def test_a_runbook_stating_the_amount_answers_the_price_question(tmp_path: Path):
@@ -126,3 +193,39 @@ def test_a_runbook_stating_the_amount_answers_the_price_question(tmp_path: Path)
     a = _ask("オンコール手当っていくら支給されるの？", settings, data)
     assert not a.flags.insufficient_evidence, a.evidence
     assert "3,000円" in a.answer
+
+
+QUARANTINE = """# 迷惑メールの隔離対応
+
+## 隔離メールの確認
+
+1. 管理センターで隔離されたメールの一覧を開く。
+2. 誤検知のメールは送信者を確認してから解放する。
+3. 解放した件数をチケットに記録する。
+"""
+
+
+def test_a_period_question_is_refused_when_the_runbook_states_no_period(tmp_path: Path):
+    data = tmp_path / "runbooks"
+    data.mkdir()
+    (data / "quarantine.md").write_text(QUARANTINE, encoding="utf-8")
+    for name, text in RUNBOOKS.items():
+        (data / name).write_text(text, encoding="utf-8")
+    settings = make_settings(tmp_path / "state", data)
+    a = _ask("隔離されたメールは何日間保管されますか？", settings, data)
+    assert a.flags.insufficient_evidence, a.evidence
+    assert a.citations and a.citations[0].file == "quarantine.md"
+    assert "期間・時間の記載がありません" in a.answer
+    assert a.evidence["quantity_found"] is False
+    # the same runbook answers how to release a message
+    b = _ask("誤検知で隔離されたメールはどう解放すればいい？", settings, data)
+    assert not b.flags.insufficient_evidence, b.evidence
+    # and answers the period once it states one
+    (data / "quarantine.md").write_text(
+        QUARANTINE + "\n隔離されたメールは 30 日間保管され、その後自動的に削除される。\n",
+        encoding="utf-8",
+    )
+    settings2 = make_settings(tmp_path / "state2", data)
+    c = _ask("隔離されたメールは何日間保管されますか？", settings2, data)
+    assert not c.flags.insufficient_evidence, c.evidence
+    assert "30 日間" in c.answer

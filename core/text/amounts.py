@@ -1,24 +1,47 @@
-"""Questions that ask for an amount of money, and passages that state one.
+"""Questions that ask for a quantity, and passages that state one.
 
-A price, fee or allowance is a fact a passage states or does not: "How much does the Business
-plan cost per user?" or 「オンコール手当っていくら支給されるの？」 is answered by a passage with an
-amount in it (¥5,000, $49, 3万円, "free of charge"), never by one that is merely about the same
-product or policy. The evidence grade refuses such a question when none of its passages states
-an amount (``core.guardrails.EvidenceGrade.amount_missing``), as it does for a name the passages
-never mention. Questions about how much *access* or *time* something takes are not about money.
+A price, a retention period, a review interval or a lockout threshold is a fact a passage states
+or does not: "How much does the Business plan cost per user?", 「オンコール手当っていくら支給
+されるの？」, "How many days are blocked emails kept in quarantine?", 「何回失敗したらロック
+アウトする？」 are answered by a passage with such a quantity in it (¥5,000, 30 days, every
+quarter, 10 回), never by one that is merely about the same product or policy. The evidence grade
+refuses such a question when none of its passages states a quantity of the kind asked
+(``core.guardrails.EvidenceGrade.quantity_missing``), as it does for a name the passages never
+mention. The kinds:
+
+- **money** (how much … cost, いくら, 料金はどのくらい): an amount (¥5,000, $49, 3万円) or that
+  something is free. "How much access" or "how much time" is not about money.
+- **duration** (how many days, how long … keep, within how many hours, 何日間, 何時間以内,
+  どのくらい前): a number, or a, an, few, several, with a unit of time (30 days, 72 hours,
+  an hour, 半年, 3か月).
+- **frequency** (how often, どのくらいの頻度, 何日おき): a frequency (daily, every quarter, once a
+  week, 毎月, 四半期ごと, 年1回) or an interval (every 6 months: a number with a unit of time).
+- **count** asked with its counter, so that the answer's number carries it too (how many times /
+  attempts, 何回, 何件, 何人, 何台): the number with that counter (10 回, five attempts, twice).
+  "How many people should join the call?" is not checked: the answer may say "a handful" or
+  name the roles.
+- **size** (何GB, what percentage, how much disk space): a number with a unit of size or a
+  percentage.
+
+A question asking for none of these, or for one whose answer need not be a number ("how long
+does it take" can be answered "until the host is reimaged"; いつまで by an event), is not
+checked.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Literal
+
+Quantity = Literal["money", "duration", "frequency", "count", "size"]
 
 # "pay" but not "pay attention"; the nouns of a price, not "rate" (a rate limit) or "pricing" (a
 # plan's features)
 _MONEY_WORDS = (
     r"cost|costs|costing|charge|charges|charged|pa(?:y|id|ys)(?!\s+attention)|price|priced|fee|fees"
 )
-_ASKS_EN = re.compile(
+_MONEY_EN = re.compile(
     rf"\bhow much\b(?!\s+(?:attention|time|effort|access)\b)[^?.!]*\b(?:{_MONEY_WORDS})\b"
     r"|\bhow expensive\b"
     rf"|\bwhat (?:does|do|did|will|would)\b[^?.!]*\b(?:cost|charge)\b"
@@ -28,7 +51,7 @@ _ASKS_EN = re.compile(
 # いくら "how much" (in money: a Japanese question asking how much time says どのくらい), 何円, and
 # a price noun asked about with どのくらい; a price noun alone is not enough (「料金アラートが
 # 鳴ったときの対応」 is about an alert, 「費用対効果」 about value).
-_ASKS_JA = re.compile(
+_MONEY_JA = re.compile(
     r"いくら|何円|(?:料金|価格|値段|金額|費用|コスト|手当)(?:は|って|が)?(?:どのくらい|どれくらい|どの程度)"
 )
 _AMOUNT = re.compile(
@@ -40,13 +63,146 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 
+# --- numbers and units -----------------------------------------------------------------------
+_EN_NUMBER = (
+    r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+    r"|twenty|thirty|forty|fifty|sixty|ninety|hundred|a|an|a few|few|several|a couple of)"
+)
+_JA_NUMBER = r"(?:\d[\d,.]*|[一二三四五六七八九十百千数]+)"
+# a count is said with a number: "a user" or "several attempts" does not say how many
+_EN_COUNT_NUMBER = (
+    r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+    r"|twenty|thirty|forty|fifty|hundred)"
+)
+_EN_TIME_UNIT = (
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|quarters?"
+    r"|years?)"
+)
+_JA_TIME_UNIT = r"(?:秒|分|時間|営業日|日|週間|週|か月|ヶ月|カ月|ケ月|箇月|ヵ月|年)"
+_DURATION = re.compile(
+    rf"\b{_EN_NUMBER}(?:[\s-]+(?:business|working|calendar|full))?[\s-]+{_EN_TIME_UNIT}\b"
+    # 十分 is "enough", not ten minutes; 「翌月5日」「2024年4月」 are dates
+    rf"|(?!十分)(?<![月\d]){_JA_NUMBER}\s?{_JA_TIME_UNIT}(?!\s?\d+\s?月)"
+    r"|半日|半年|\b24\s?/\s?7\b|\b\d+\s?(?:h|d|min)\b",
+    re.IGNORECASE,
+)
+_FREQUENCY = re.compile(
+    r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|annually|yearly"
+    r"|bi-?annually|semi-?annually|bi-?weekly|bi-?monthly)\b"
+    r"|\b(?:every|each|per|once a|twice a|once per|twice per|once every)\s+(?:other\s+)?"
+    rf"(?:{_EN_TIME_UNIT}|shift|sprint|release)\b"
+    r"|\b(?:once|twice|\d+\s+times)\s+(?:a|per|every)\b"
+    r"|毎(?:日|週|月|年|朝|晩|営業日|四半期)|四半期|(?:年|月|週|日)に?\s?\d+\s?(?:回|度)"
+    r"|(?:日|週|週間|月|か月|ヶ月|カ月|年|四半期)(?:ごと|毎|おき)|隔週|隔月",
+    re.IGNORECASE,
+)
+_SIZE = re.compile(
+    r"\d[\d,.]*\s?(?:[KMGTP]i?B|bytes?|バイト|%|percent|パーセント|割)"
+    r"|\b(?:half|a quarter|a third)\b|半分",
+    re.IGNORECASE,
+)
+# What is counted: the English nouns and the Japanese counters an answer says the number with.
+# A counter without an English noun here is matched in English by any number.
+_COUNTED = (
+    ("times|attempts|tries|retries|failures", "回|度"),
+    ("people|persons|members|staff|users|individuals|engineers|responders", "人|名"),
+    ("devices|hosts|machines|servers|nodes|instances|computers", "台"),
+    ("characters|chars|letters", "文字"),
+    ("digits", "桁"),
+    ("generations|versions|copies", "世代"),
+)
+
+# --- questions -------------------------------------------------------------------------------
+_DURATION_EN = re.compile(
+    rf"\bhow many (?:(?:more|extra|business|working|calendar)\s+)?{_EN_TIME_UNIT}"
+    r"|\bwithin how (?:many|long)\b"
+    r"|\bhow long (?:do|does|should|must|can|will|are|is)\b[^?.!]{0,60}"
+    r"\b(?:kept|keep|retain(?:ed)?|stored?|held|hold|preserved?|valid|last|expire)\b"
+    rf"|\b(?:in|as) {_EN_TIME_UNIT}\s*\??\s*$"
+    r"|\bhow far back\b",
+    re.IGNORECASE,
+)
+# not どのくらいの時間がかかる: "how long does it take" may be answered by an event
+_DURATION_JA = re.compile(
+    r"何(?:営業)?日|何時間|何分|何秒|何週|何か月|何ヶ月|何カ月|何ケ月|何ヵ月|何年"
+    r"|(?:どの|どれ)くらい(?:の)?(?:期間|前|日数)|(?:どの|どれ)くらい(?:保存|保管|保持|残)"
+)
+_FREQUENCY_EN = re.compile(r"\bhow often\b|\bhow frequently\b|\bat what interval", re.IGNORECASE)
+# not 「頻度の高いアラート」: the frequency asked for
+_FREQUENCY_JA = re.compile(
+    r"(?:どの|どれ)くらいの(?:頻度|間隔)|どの程度の頻度|頻度(?:は|って)(?:どのくらい|どれくらい|どの程度|[?？])"
+    r"|何(?:日|週間|か月|ヶ月|カ月|年)(?:おき|ごと|に1回|に一回)"
+)
+_COUNT_EN = re.compile(
+    r"\bhow many (?:[a-z-]+\s+){0,3}?(times|attempts|tries|retries|failures|characters|digits"
+    r"|generations|versions|copies)\b",
+    re.IGNORECASE,
+)
+_COUNT_JA = re.compile(r"何(回|度|件|人|名|台|個|通|文字|桁|世代)")
+_SIZE_Q = re.compile(
+    r"\bwhat percent(?:age)?\b|\bhow (?:much|big|large)\b[^?.!]{0,30}"
+    r"\b(?:disk|space|storage|memory|size|capacity|bandwidth)\b"
+    r"|何\s?(?:GB|MB|TB|KB|バイト|%|パーセント|割)|(?:容量|サイズ)は(?:どのくらい|どれくらい)",
+    re.IGNORECASE,
+)
+
+
+def asked_quantity(question: str) -> Quantity | None:
+    """The kind of quantity ``question`` asks for, if it asks for one (see the module)."""
+    text = unicodedata.normalize("NFKC", question)
+    if _MONEY_EN.search(text) or _MONEY_JA.search(text):
+        return "money"
+    if _FREQUENCY_EN.search(text) or _FREQUENCY_JA.search(text):
+        return "frequency"
+    if _DURATION_EN.search(text) or _DURATION_JA.search(text):
+        return "duration"
+    if _COUNT_EN.search(text) or _COUNT_JA.search(text):
+        return "count"
+    if _SIZE_Q.search(text):
+        return "size"
+    return None
+
+
+def _count_pattern(question: str) -> re.Pattern[str]:
+    """The asked count with its counter, in either language: 「何回」 and "how many attempts"
+    want 「3回」, "10 attempts", "five failed sign-in attempts" or "twice"."""
+    ja = _COUNT_JA.search(question)
+    en = _COUNT_EN.search(question)
+    word = ja.group(1) if ja else (en.group(1).lower() if en else "times")
+    nouns, counters = next(
+        ((n, c) for n, c in _COUNTED if word in n.split("|") or word in c.split("|")),
+        ("", re.escape(word)),
+    )
+    english = (
+        rf"\b{_EN_COUNT_NUMBER}(?:[\s-]+[a-z-]+){{0,3}}?[\s-]+(?:{nouns})\b" if nouns else r"\b\d"
+    )
+    # not the conjunction "Once a suspicious IP is found"
+    once = (
+        r"|\b(?:only|just|at most|at least|more than|exactly|no more than)\s+once\b|\btwice\b"
+        if "回" in counters
+        else ""
+    )
+    return re.compile(rf"{english}|{_JA_NUMBER}\s?(?:{counters}){once}", re.IGNORECASE)
+
+
+def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> bool:
+    """Whether any of ``passages`` states a quantity of ``kind`` (a count: with the counter
+    ``question`` asks for)."""
+    texts = [unicodedata.normalize("NFKC", p) for p in passages]
+    if kind == "frequency":  # a frequency word, or an interval (every 6 months)
+        patterns = [_FREQUENCY, _DURATION]
+    elif kind == "count":
+        patterns = [_count_pattern(unicodedata.normalize("NFKC", question))]
+    else:
+        patterns = [{"money": _AMOUNT, "duration": _DURATION, "size": _SIZE}[kind]]
+    return any(p.search(t) for p in patterns for t in texts)
+
 
 def asks_for_amount(question: str) -> bool:
     """Whether ``question`` asks what something costs or pays (a price, fee or allowance)."""
-    text = unicodedata.normalize("NFKC", question)
-    return bool(_ASKS_EN.search(text) or _ASKS_JA.search(text))
+    return asked_quantity(question) == "money"
 
 
 def states_amount(passages: list[str]) -> bool:
     """Whether any of ``passages`` states an amount of money (or that something is free)."""
-    return any(_AMOUNT.search(unicodedata.normalize("NFKC", p)) for p in passages)
+    return states_quantity("money", passages)
