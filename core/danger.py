@@ -400,6 +400,8 @@ _JA_END_REPORT = re.compile(
     r"(た|ました|でした|ている|ていた|ています|ていました|てしまった|とします|とする|としましょう|"
     r"(こと|場合)が(ある|あります)|かもしれません|かもしれない|可能性があります|可能性がある)$"
 )
+# 「…を設定して、メールを削除したり…したりすることもできます」: what can be done, a description
+_JA_END_CAPABLE = re.compile(r"(こと(も|が)?(でき(る|ます)|可能(です|である)?)|できます|できる)$")
 _JA_REASON = re.compile(r"^[^、,。]*?(ため(?!に)|ので)")
 
 _EN_SENTENCE_SPLIT = re.compile(r"(?<=[a-z0-9)\]\"'’])[.!?](?=\s|$)|;|(?<=\w):(?=\s)", _I)
@@ -572,7 +574,7 @@ def _ja_mood(tail: str, sentence_rest: str, source: str, is_item: bool) -> str |
         # sentence's predicate; a reason clause (「消去し取り消せないため」) describes
         if _JA_END_PROHIBIT.search(end) and not _JA_OBLIGATION.search(end):
             return None
-        if _JA_END_REPORT.search(end):
+        if _JA_END_REPORT.search(end) or _JA_END_CAPABLE.search(end):
             return None
         if _JA_TE.match(tail) and _JA_REASON.match(sentence_rest):
             return None
@@ -607,6 +609,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         obj = _ja_object(window, stem)
         if stem in _SECRET_RESET_VERBS and _JA_SECRET.search(window):
             continue  # a password reset replaces a secret: nothing is destroyed
+        if stem in _SESSION_END_VERBS and obj in _JA_SESSION:
+            continue  # signed out: the user signs in again, nothing is destroyed
         if stem in ("削除", "消") and _JA_MEMBERSHIP.search(window):
             continue  # membership: nothing is destroyed
         if obj and _JA_RESTRICTION.search(window[: window.rfind(obj)]):
@@ -743,8 +747,11 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             continue  # a containment measure lifted: nothing is destroyed
         if obj == "access" and lower[obj_index + 1 : obj_index + 2] == ["from"]:
             continue  # access from an address is traffic: blocking it destroys nothing
-        if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(obj or ""):
+        head = _en_head(lower, obj_index, seg_of) if obj else ""
+        if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(head):
             continue  # a password reset replaces a secret: nothing is destroyed
+        if verb.lemma in _SESSION_END_VERBS and _EN_SESSION.match(head):
+            continue  # signed out: the user signs in again, nothing is destroyed
         if obj or (verb.strong and form != "noun" and source == "question"):
             rule = "verb_object"
         elif source == "question" and verb.lemma in _EN_FLOOR and _en_verb_use(lower, i, form):
@@ -765,7 +772,26 @@ _EN_QUOTED = re.compile(r"[“\"]([^“”\"\n]{1,40})[”\"]")
 # containment: the secret is replaced and nothing is destroyed. "Reset the server", 「端末を
 # リセット」 and deleting a credential still fire.
 _SECRET_RESET_VERBS = frozenset({"reset", "リセット"})
-_EN_SECRET = re.compile(r"^(passwords?|passphrases?|pins?|mfa|tokens?|secrets?)$", _I)
+_EN_SECRET = re.compile(r"^(passwords?|passphrases?|pins?|mfa|tokens?|secrets?|credentials?)$", _I)
+# Ending a user's sessions or revoking their access tokens signs them out: the first step of
+# containment beside the password reset, and nothing is destroyed (they sign in again). A key or
+# certificate revoked still fires: the systems that use it stop working.
+_SESSION_END_VERBS = frozenset(
+    {
+        "revoke",
+        "invalidate",
+        "terminate",
+        "expire",
+        "reset",
+        "失効",
+        "無効化",
+        "取り消",
+        "終了",
+        "リセット",
+    }
+)
+_EN_SESSION = re.compile(r"^(sessions?|tokens?|cookies?)$", _I)
+_JA_SESSION = ("セッション", "トークン")
 _JA_SECRET = re.compile(
     r"(パスワード|パスフレーズ|PIN|暗証番号|MFA|多要素認証|トークン|シークレット)"
 )
@@ -961,6 +987,24 @@ def _scope_start(lower, i, seg_of, seg_starts) -> int:
             start = seg_starts[k]
             break
     return start
+
+
+def _en_head(lower, obj_index: int, seg_of) -> str:
+    """The head of the object's noun phrase: its last noun of the lexicon within a few words,
+    before a preposition or a conjunction ("user accounts' credentials" → credentials, "all
+    active sessions of the user" → sessions, "access tokens" → tokens)."""
+    head = lower[obj_index]
+    for j in range(obj_index + 1, min(len(lower), obj_index + 4)):
+        if seg_of[j] != seg_of[obj_index] or lower[j] in _EN_OBJECT_STOP | {"of", "and", "or"}:
+            break
+        if _EN_OBJECT_RE.match(_bare(lower[j])):
+            head = lower[j]
+    return _bare(head)
+
+
+def _bare(word: str) -> str:
+    """A word without its possessive ending (accounts' → accounts, user's → user)."""
+    return re.sub(r"'s?$", "", word)
 
 
 def _en_object(lower, i, form, seg_of) -> tuple[str, int]:

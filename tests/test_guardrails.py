@@ -208,6 +208,9 @@ def test_keyword_floor_is_not_applied_to_answers():
         "侵害されたインスタンスを終了してください。",
         "漏えいしたアクセスキーを無効にする。",
         "管理者の役割を外したあと、アカウントを削除する。",
+        "Revoke the leaked API key.",  # systems that use a key stop working
+        "Reset the server to its factory settings.",
+        "ログを削除したり、設定を変更したりしてください。",
     ],
 )
 def test_answer_instructions_fire(answer):
@@ -256,6 +259,14 @@ def test_answer_instructions_fire(answer):
         "侵害が疑われるアカウントから、すべての管理者の役割を削除します。",
         "ユーザーのロールの割り当てを削除する。",
         "| User account change or deletion | “password changed”, “new user”, “delete user” |",
+        # a credential reset or a sign-out: the user signs in again, nothing is destroyed
+        "Reset user accounts' credentials.",
+        "For the InboxRule forwarding type, reset the user's account credentials.",
+        "Revoke access tokens of compromised accounts.",
+        "Revoke all active sessions of the user.",
+        "全てのセッションを失効させてください。",
+        # what a rule can do: a description, not an instruction
+        "メールボックスにルールを設定して、メールを削除したり、別のフォルダーに移動したりすることもできます。",
     ],
 )
 def test_answer_prohibitions_and_mentions_do_not_fire(answer):
