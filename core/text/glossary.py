@@ -35,6 +35,8 @@ incident response team | インシデント対応チーム;CSIRT
 incident response plan | インシデント対応計画
 incident response policy | インシデント対応ポリシー
 incident commander | インシデントコマンダー;インシデント指揮官;指揮官
+incident manager | インシデントマネージャー;インシデント管理者
+troubleshooting;troubleshoot | 切り分け;トラブルシューティング;障害切り分け
 deputy | 副指揮官;デピュティ;代理
 scribe | 書記;記録係;スクライブ
 subject matter expert | 専門家;SME;対象分野の専門家
@@ -110,6 +112,8 @@ timeline | タイムライン;時系列;経緯
 postmortem | ポストモーテム;事後レビュー;事後検証
 post-mortem | ポストモーテム
 post-incident | 事後;インシデント後
+post-incident review;after-action review | 事後レビュー;事後検証;振り返り会
+review | レビュー;見直し
 lessons learned | 教訓;学んだこと;振り返り
 root cause | 根本原因
 root cause analysis | 根本原因分析;RCA
@@ -517,6 +521,18 @@ def translated_surfaces(text: str) -> list[str]:
 
 
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-./][A-Za-z0-9]+)*")
+# An English word joined to a name says how the name is used, it is not part of it:
+# "base64-encoded", "SAML-based", "S3-compatible", "GPG-signed" name Base64, SAML, S3, GPG.
+_NAME_SUFFIX = re.compile(
+    r"-(?:[a-z]{2,}(?:ed|ing)|based|only|related|compatible|specific|aware|friendly|wide|level"
+    r"|side|free|ready|style|like)$"
+)
+
+
+def _without_suffix(word: str) -> str:
+    while (m := _NAME_SUFFIX.search(word)) and m.start() >= 2:
+        word = word[: m.start()]
+    return word
 
 
 def untranslated_names(text: str) -> list[str]:
@@ -530,7 +546,7 @@ def untranslated_names(text: str) -> list[str]:
     japanese = dominant_script(text) == "ja"
     names = []
     for match in _LATIN_NAME.finditer(text):
-        word = match.group(0)
+        word = _without_suffix(match.group(0))
         if len(word) < 2:
             continue
         before = text[: match.start()].rstrip()
@@ -654,7 +670,7 @@ def _phrases(text: str, names: list[str]) -> list[str]:
     runs: list[list[str]] = []
     last_end = -1
     for match in _LATIN_NAME.finditer(text):
-        word = match.group(0)
+        word = _without_suffix(match.group(0))
         if word not in wanted:
             last_end = -1
             continue

@@ -91,6 +91,11 @@ def test_names_that_no_translation_changes():
     assert untranslated_names("How do I rotate an AWS IAM key in Okta?") == ["AWS", "IAM", "Okta"]
     # not the first word, not a single letter, not a glossary word however it is capitalised
     assert untranslated_names("Who approves it? Ask the Incident Commander") == []
+    # an English word joined to a name says how it is used: the name is Base64, SAML, S3
+    assert untranslated_names("Can we commit it if the values are base64-encoded?") == ["base64"]
+    assert untranslated_names("Is our SAML-based SSO affected?") == ["SAML", "SSO"]
+    assert untranslated_names("Use the S3-compatible API") == ["S3", "API"]
+    assert untranslated_names("Check the X-Forwarded-For header") == ["X-Forwarded-For"]
 
 
 def test_proper_names_are_the_names_a_question_is_about():
@@ -115,6 +120,9 @@ def test_proper_names_are_the_names_a_question_is_about():
     assert proper_names("金融庁とJPCERT/CCへの報告は必要？") == ["JPCERT/CC", "金融庁"]
     assert proper_names("情報セキュリティ委員会の承認は必要？") == []
     assert missing_names(["金融庁"], ["Notify the regulator within 72 hours."]) == ["金融庁"]
+    # found as the runbook writes it: 「Base64でエンコード」 for "base64-encoded"
+    assert proper_names("Is it OK to commit it if the values are base64-encoded?") == ["base64"]
+    assert not missing_names(["base64"], ["秘密データをBase64でエンコードしている場合"])
 
 
 def test_a_name_phrase_is_found_by_its_head_not_by_its_vendor():
