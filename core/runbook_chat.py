@@ -169,9 +169,14 @@ def _unsaid(text: str, said: str) -> str:
     return "\n".join(f"- {u.text}" if u.kind == "bullet" else u.text for u in kept)
 
 
-def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.EvidenceGrade:
+def _grade(
+    outcome: SearchOutcome, settings: Settings, data, question: str | None = None
+) -> guardrails.EvidenceGrade:
     """The evidence grade; keyword coverage only over the top passages in the question's script
-    (missing, not zero, when none shares it: no keyword can match across languages)."""
+    (missing, not zero, when none shares it: no keyword can match across languages). The
+    quantity asked for is read from ``question``, the asker's own words (a follow-up's search
+    query carries the previous question: 「その手順を教えて」 after 「何日間保管される？」
+    asks for steps, not days); by default from the search query."""
     if not outcome.hits:
         return guardrails.grade_evidence(0.0, 0.0, 0.0)
     corpus = runbook_corpus(settings, data)
@@ -206,8 +211,9 @@ def _grade(outcome: SearchOutcome, settings: Settings, data) -> guardrails.Evide
     share = coverage if coverage is not None else translated
     bm25 = guardrails.graded_bm25(bm25, cosines, outcome.documents, share)
     grade = guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
-    quantity = asked_quantity(query_text)
-    if quantity and not states_quantity(quantity, _texts(outcome.hits), query_text):
+    asked_text = query_text if question is None else question
+    quantity = asked_quantity(asked_text)
+    if quantity and not states_quantity(quantity, _texts(outcome.hits), asked_text):
         grade = dataclasses.replace(grade, quantity_missing=quantity)
     names = outcome.names
     if not names:
@@ -358,7 +364,7 @@ def _answer(
         data=config.data,
         principal=config.principal,
     )
-    grade = _grade(outcome, settings, config.data)
+    grade = _grade(outcome, settings, config.data, question)
     terms = outcome.terms
     if not outcome.hits or not grade.sufficient:
         reply = guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.runbook_chat import ChatConfig, ask
+from core.schemas.answer import Exchange
 from core.text.amounts import asked_quantity, asks_for_amount, states_amount, states_quantity
 from tests.conftest import make_settings
 
@@ -220,6 +221,11 @@ def test_a_period_question_is_refused_when_the_runbook_states_no_period(tmp_path
     # the same runbook answers how to release a message
     b = _ask("誤検知で隔離されたメールはどう解放すればいい？", settings, data)
     assert not b.flags.insufficient_evidence, b.evidence
+    # a follow-up asks for steps, not days, though its search query carries the last question
+    history = [Exchange(a.question, a.answer, a.question)]
+    f = ask("その確認の手順を教えて", history, ChatConfig(session_id="test", data=data), settings)
+    assert not f.flags.insufficient_evidence, f.evidence
+    assert f.evidence["quantity_found"] is True
     # and answers the period once it states one
     (data / "quarantine.md").write_text(
         QUARANTINE + "\n隔離されたメールは 30 日間保管され、その後自動的に削除される。\n",
