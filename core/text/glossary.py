@@ -60,7 +60,7 @@ on-call | オンコール;当番;待機
 on-call schedule | オンコールスケジュール;当番表
 handoff | 引き継ぎ;ハンドオフ
 shift | シフト;交代
-alert | アラート;警報
+alert | アラート;警報;警告
 alerting | アラート通知;アラート発報
 notification | 通知;連絡
 notify | 通知する;連絡する
@@ -376,6 +376,15 @@ delete | 削除;消去
 remove | 削除;除去;取り除く
 deletion | 削除
 disable | 無効化;無効にする
+enable | 有効化;有効にする
+default | 既定;デフォルト;既定値
+recommendation | 推奨事項;推奨;お勧め
+exemption;exclusion | 除外;適用除外
+suppression;suppress | 抑制
+query | クエリ;照会
+request | 要求;リクエスト;申請
+threshold | しきい値;閾値
+limit | 上限;制限
 deactivate | 無効化;非アクティブ化
 revoke | 失効;取り消し;剥奪
 rotate | ローテーション;入れ替え
