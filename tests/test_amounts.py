@@ -77,6 +77,11 @@ def test_amounts_in_passages():
         ("What percentage of disk usage triggers the critical alert?", "size"),
         ("ディスク使用率は何％で警告にすべき？", "size"),
         ("How much does the retainer cost?", "money"),
+        ("What's the monthly price per server for the premium plan?", "money"),
+        ("What's the maximum number of suppression rules per subscription?", "limit"),
+        ("How many alert rules are allowed per workspace?", "limit"),
+        ("抑制ルールは最大いくつまで作れる？", "limit"),
+        ("ルールの上限数はいくつ？", "limit"),
     ],
 )
 def test_questions_asking_for_a_quantity(question, kind):
@@ -93,6 +98,7 @@ def test_questions_asking_for_a_quantity(question, kind):
         "復旧にはどのくらいの時間がかかる？",
         "証拠はいつまで保管すべき？",  # until an event
         "Once the host is isolated, what do we collect first?",
+        "ルールの数に上限はある？",  # "no" answers it
     ],
 )
 def test_questions_whose_answer_need_not_be_a_number(question):
@@ -122,6 +128,12 @@ def test_quantities_in_passages():
     assert states_quantity("count", ["5回失敗するとロックされる。"], ja)
     assert states_quantity("count", ["after five unsuccessful attempts"], ja)
     assert not states_quantity("count", ["失敗が続く場合はロックする。"], ja)
+    assert states_quantity("limit", ["You can create up to 100 rules per subscription."])
+    assert states_quantity(
+        "limit", ["ルールは 1 サブスクリプションあたり 100 件まで作成できます。"]
+    )
+    assert states_quantity("limit", ["There is no limit on the number of rules."])
+    assert not states_quantity("limit", ["Create one rule for each alert type."])
     assert states_quantity("size", ["Critical above 90% usage."])
     assert not states_quantity("size", ["Critical when the disk is nearly full."])
 

@@ -22,6 +22,8 @@ mention. The kinds:
   name the roles.
 - **size** (何GB, what percentage, how much disk space): a number with a unit of size or a
   percentage.
+- **limit** (the maximum number of, how many … allowed, 上限, 最大いくつ, 何件まで): a bound with its
+  number (up to 100, a maximum of 50, 100 件まで, 最大 20, 上限は 10).
 
 A question asking for none of these, or for one whose answer need not be a number ("how long
 does it take" can be answered "until the host is reimaged"; いつまで by an event), is not
@@ -34,7 +36,7 @@ import re
 import unicodedata
 from typing import Literal
 
-Quantity = Literal["money", "duration", "frequency", "count", "size"]
+Quantity = Literal["money", "duration", "frequency", "count", "size", "limit"]
 
 # "pay" but not "pay attention"; the nouns of a price, not "rate" (a rate limit) or "pricing" (a
 # plan's features)
@@ -45,7 +47,7 @@ _MONEY_EN = re.compile(
     rf"\bhow much\b(?!\s+(?:attention|time|effort|access)\b)[^?.!]*\b(?:{_MONEY_WORDS})\b"
     r"|\bhow expensive\b"
     rf"|\bwhat (?:does|do|did|will|would)\b[^?.!]*\b(?:cost|charge)\b"
-    r"|\bwhat (?:is|are|'s) the (?:price|cost|fee)s?\b",
+    r"|\bwhat(?: is| are|'s) the (?:[a-z-]+\s+){0,2}(?:price|cost|fee)s?\b",
     re.IGNORECASE,
 )
 # いくら "how much" (in money: a Japanese question asking how much time says どのくらい), 何円, and
@@ -139,6 +141,24 @@ _COUNT_EN = re.compile(
     re.IGNORECASE,
 )
 _COUNT_JA = re.compile(r"何(回|度|件|人|名|台|個|通|文字|桁|世代)")
+_LIMIT_Q = re.compile(
+    r"\b(?:maximum|max|minimum|min)\.?\s+(?:number|count|amount|size|length)\b"
+    r"|\bhow many\b[^?.!]{0,50}\b(?:allowed|permitted|supported|at most|at a time|at once)\b"
+    r"|\blimit (?:on|of|for|to) (?:the )?(?:number|count|amount)\b"
+    r"|上限(?:数|値)?(?:は|って)?(?:何|いくつ|どのくらい|どれくらい)|最大(?:で)?(?:何|いくつ)|いくつまで"
+    r"|何(?:件|個|回|人|台|つ)まで",
+    re.IGNORECASE,
+)
+_LIMIT = re.compile(
+    r"\b(?:up to|a maximum of|maximum of|max(?:imum)?\s*(?:is|of|:)|at most|no more than"
+    r"|limit(?:ed)? (?:of|to|is)|cap(?:ped)? (?:of|at))\s+(?:\d|one|two|three|four|five|six|seven"
+    r"|eight|nine|ten|twenty|fifty|hundred|a thousand)"
+    r"|\d[\d,]*\s+(?:or fewer|or less|at most|maximum)\b"
+    r"|最大\s?\d|最大で\s?\d|上限\s?(?:は|が|:)?\s?\d|\d[\d,]*\s?(?:件|個|回|人|台|文字|つ)?(?:まで|以内|以下)"
+    # that there is none answers it too
+    r"|\bno (?:limit|maximum)\b|\bunlimited\b|無制限|(?:上限|制限)は(?:ありません|ない)",
+    re.IGNORECASE,
+)
 _SIZE_Q = re.compile(
     r"\bwhat percent(?:age)?\b|\bhow (?:much|big|large)\b[^?.!]{0,30}"
     r"\b(?:disk|space|storage|memory|size|capacity|bandwidth)\b"
@@ -152,6 +172,8 @@ def asked_quantity(question: str) -> Quantity | None:
     text = unicodedata.normalize("NFKC", question)
     if _MONEY_EN.search(text) or _MONEY_JA.search(text):
         return "money"
+    if _LIMIT_Q.search(text):
+        return "limit"
     if _FREQUENCY_EN.search(text) or _FREQUENCY_JA.search(text):
         return "frequency"
     if _DURATION_EN.search(text) or _DURATION_JA.search(text):
@@ -194,7 +216,7 @@ def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> 
     elif kind == "count":
         patterns = [_count_pattern(unicodedata.normalize("NFKC", question))]
     else:
-        patterns = [{"money": _AMOUNT, "duration": _DURATION, "size": _SIZE}[kind]]
+        patterns = [{"money": _AMOUNT, "duration": _DURATION, "size": _SIZE, "limit": _LIMIT}[kind]]
     return any(p.search(t) for p in patterns for t in texts)
 
 
