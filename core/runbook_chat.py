@@ -39,13 +39,14 @@ from core.generation.llm import Budget, llm_port
 from core.generation.prompts import DATA_RULE, fence
 from core.generation.provenance import check_answer
 from core.generation.safety import make_safe
+from core.retrieval.corpus import Corpus
 from core.retrieval.hits import Hit
 from core.retrieval.searcher import SearchOutcome, named_documents
 from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
-from core.text.amounts import asked_quantity, states_quantity
+from core.text.amounts import Quantity, asked_quantity, states_quantity
 from core.text.glossary import (
     missing_names,
     untranslated_names,
@@ -213,7 +214,7 @@ def _grade(
     grade = guardrails.grade_evidence(cosine, coverage, bm25, translated, margin)
     asked_text = query_text if question is None else question
     quantity = asked_quantity(asked_text)
-    if quantity and not states_quantity(quantity, _texts(outcome.hits), asked_text):
+    if quantity and not _states(quantity, outcome.hits, asked_text, corpus):
         grade = dataclasses.replace(grade, quantity_missing=quantity)
     names = outcome.names
     if not names:
@@ -232,6 +233,24 @@ def _translated_terms(outcome: SearchOutcome) -> list[str]:
     them), and the names it carries unchanged (products, tools, identifiers): what a passage in
     the other script can share with it."""
     return outcome.translated + untranslated_names(outcome.result.query.text)
+
+
+# The sections of this many top passages are read whole for the quantity a question asks for.
+QUANTITY_SECTIONS = 2
+
+
+def _states(quantity: Quantity, hits: list[Hit], question: str, corpus: Corpus) -> bool:
+    """Whether the passages state a quantity of the kind asked for; else the whole sections of
+    the top ones, where a question asking two things finds the number a chunk next to the best
+    one holds (a table row of the same section)."""
+    if states_quantity(quantity, _texts(hits), question):
+        return True
+    store = corpus.store
+    sections = [
+        section_view(store, h.chunk.chunk_id, h.chunk.source, h.chunk.doc_hash).text or ""
+        for h in hits[:QUANTITY_SECTIONS]
+    ]
+    return states_quantity(quantity, sections, question)
 
 
 def _texts(hits: list[Hit]) -> list[str]:

@@ -133,6 +133,8 @@ def test_quantities_in_passages():
         "limit", ["ルールは 1 サブスクリプションあたり 100 件まで作成できます。"]
     )
     assert states_quantity("limit", ["There is no limit on the number of rules."])
+    assert states_quantity("limit", ["一度に表示される結果は 50 件のみです。"])
+    assert states_quantity("limit", ["The search shows 50 results at a time."])
     assert not states_quantity("limit", ["Create one rule for each alert type."])
     assert states_quantity("size", ["Critical above 90% usage."])
     assert not states_quantity("size", ["Critical when the disk is nearly full."])
@@ -247,3 +249,32 @@ def test_a_period_question_is_refused_when_the_runbook_states_no_period(tmp_path
     c = _ask("隔離されたメールは何日間保管されますか？", settings2, data)
     assert not c.flags.insufficient_evidence, c.evidence
     assert "30 日間" in c.answer
+
+
+SEARCH_GUIDE = (
+    "# インシデント検索\n\n## インシデントを検索する\n\n"
+    + "検索ボックスに文字列を入力し、インシデントの一覧を絞り込む。" * 12
+    + "\n\n"
+    + "高度な検索では、エンティティ パラメーターで絞り込める。" * 10
+    + "\n\n| 項目 | 説明 |\n| --- | --- |\n| 表示される結果の数 | 一度に表示される結果は 50 件のみです。 |\n"
+)
+
+
+def test_the_quantity_may_be_in_the_cited_section_s_next_chunk(tmp_path: Path):
+    """A question asking two things: the number sits in a table row of the best passage's
+    section, in a chunk the search did not return."""
+    from core.runbook_chat import _states
+    from core.runbooks import runbook_corpus, search_runbooks
+    from core.text.amounts import states_quantity
+
+    data = tmp_path / "runbooks"
+    data.mkdir()
+    (data / "search.md").write_text(SEARCH_GUIDE, encoding="utf-8")
+    settings = make_settings(tmp_path / "state", data)
+    question = "インシデントの検索ボックスの使い方と、高度な検索で一度に何件まで表示されるか教えて"
+    outcome = search_runbooks(settings, question, limit=4, data=data)
+    corpus = runbook_corpus(settings, data)
+    first = [h for h in outcome.hits if "50 件" not in h.chunk.body][:1]
+    assert first and len(corpus.store.manifest()) == 1
+    assert not states_quantity("limit", [first[0].chunk.body], question)
+    assert _states("limit", first, question, corpus)

@@ -155,6 +155,9 @@ _LIMIT = re.compile(
     r"|eight|nine|ten|twenty|fifty|hundred|a thousand)"
     r"|\d[\d,]*\s+(?:or fewer|or less|at most|maximum)\b"
     r"|最大\s?\d|最大で\s?\d|上限\s?(?:は|が|:)?\s?\d|\d[\d,]*\s?(?:件|個|回|人|台|文字|つ)?(?:まで|以内|以下)"
+    # 「一度に表示される結果は 50 件のみ」, "only 50", "50 results at a time"
+    r"|\d[\d,]*\s?(?:件|個|回|人|台|文字|つ)(?:のみ|だけ)|\bonly\s+\d"
+    r"|\b\d[\d,]*\s+(?:[a-z-]+\s+){0,2}(?:at a time|at once|per (?:page|request|call|query|search))\b"
     # that there is none answers it too
     r"|\bno (?:limit|maximum)\b|\bunlimited\b|無制限|(?:上限|制限)は(?:ありません|ない)",
     re.IGNORECASE,
