@@ -9,13 +9,16 @@
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_a.json  # both
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_b.json  # + PDFs
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_c.json  # Word PDFs
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_b.json  # a vendor's
     python -m bench.answer_trust --verbose --json out.json
 
 Indexes the runbook folder (default ``runbooks-dev`` from ``Settings.dataset_path``) into a state
 folder under ``bench/.cache/answer_trust/`` and asks every question of the question file
 (default ``bench/answer_trust_questions.json``; ``answer_trust_aws.json``, ``answer_trust_jp.json``
 and ``answer_trust_mixed_a.json`` / ``_b.json`` / ``_c.json`` (folders of both languages; ``_c``
-with PDFs exported from a word processor) are question sets over
+with PDFs exported from a word processor) and ``answer_trust_jp_b.json`` (one vendor's Japanese
+product guides, half of them Japanese PDFs exported from Word, and three English pages of the
+same docs) are question sets over
 other third-party runbooks, whose sources their descriptions name) through the product's runbook pipeline
 (``core.pipelines.PIPELINES["runbook"]``, offline, no audit log). It prints per language pair
 (question language → language of the text holding the answer) and overall:

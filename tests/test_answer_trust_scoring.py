@@ -257,6 +257,7 @@ def test_load_questions_rejects_a_bad_entry(tmp_path: Path) -> None:
         "answer_trust_mixed_a.json",
         "answer_trust_mixed_b.json",
         "answer_trust_mixed_c.json",
+        "answer_trust_jp_b.json",
     ],
 )
 def test_the_other_development_question_files_are_consistent(name: str) -> None:
