@@ -136,6 +136,10 @@ def test_quantities_in_passages():
     assert states_quantity("limit", ["一度に表示される結果は 50 件のみです。"])
     assert states_quantity("limit", ["The search shows 50 results at a time."])
     assert not states_quantity("limit", ["Create one rule for each alert type."])
+    # a bound on a period is not a bound on a count
+    assert not states_quantity("limit", ["ルールは最大 6 か月間実行できます。"])
+    assert not states_quantity("limit", ["Rules run for up to 6 months."])
+    assert states_quantity("limit", ["ルールは最大 20 個まで作成できます。"])
     assert states_quantity("size", ["Critical above 90% usage."])
     assert not states_quantity("size", ["Critical when the disk is nearly full."])
 

@@ -149,14 +149,18 @@ _LIMIT_Q = re.compile(
     r"|何(?:件|個|回|人|台|つ)まで",
     re.IGNORECASE,
 )
+# a bound on a count, not on a time ("up to 6 months", 「最大 6 か月間」 bound a period)
+_NUM = r"\d[\d,]*(?:\.\d+)?"
+_NOT_TIME = rf"(?![\d,.]|\s?{_JA_TIME_UNIT}|\s+{_EN_TIME_UNIT}\b)"
 _LIMIT = re.compile(
     r"\b(?:up to|a maximum of|maximum of|max(?:imum)?\s*(?:is|of|:)|at most|no more than"
-    r"|limit(?:ed)? (?:of|to|is)|cap(?:ped)? (?:of|at))\s+(?:\d|one|two|three|four|five|six|seven"
-    r"|eight|nine|ten|twenty|fifty|hundred|a thousand)"
+    rf"|limit(?:ed)? (?:of|to|is)|cap(?:ped)? (?:of|at))\s+(?:{_NUM}{_NOT_TIME}|one|two|three"
+    r"|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|a thousand)"
     r"|\d[\d,]*\s+(?:or fewer|or less|at most|maximum)\b"
-    r"|最大\s?\d|最大で\s?\d|上限\s?(?:は|が|:)?\s?\d|\d[\d,]*\s?(?:件|個|回|人|台|文字|つ)?(?:まで|以内|以下)"
+    rf"|最大(?:で)?\s?{_NUM}{_NOT_TIME}|上限\s?(?:は|が|:)?\s?{_NUM}{_NOT_TIME}"
+    r"|\d[\d,]*\s?(?:件|個|回|人|台|文字|つ)?(?:まで|以内|以下)"
     # 「一度に表示される結果は 50 件のみ」, "only 50", "50 results at a time"
-    r"|\d[\d,]*\s?(?:件|個|回|人|台|文字|つ)(?:のみ|だけ)|\bonly\s+\d"
+    rf"|\d[\d,]*\s?(?:件|個|回|人|台|文字|つ)(?:のみ|だけ)|\bonly\s+{_NUM}{_NOT_TIME}"
     r"|\b\d[\d,]*\s+(?:[a-z-]+\s+){0,2}(?:at a time|at once|per (?:page|request|call|query|search))\b"
     # that there is none answers it too
     r"|\bno (?:limit|maximum)\b|\bunlimited\b|無制限|(?:上限|制限)は(?:ありません|ない)",
