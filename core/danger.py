@@ -409,6 +409,10 @@ _LIST_MARKER = re.compile(
     r"^\s*([-*+•▪・●◦]|\d{1,3}[.)．]|\(\d{1,3}\)|[a-z][.)]|[①-⑳]|step\s+\d+[:.])\s*", _I
 )
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# a line defining an API method or a command option: "DELETE: …", "`--force`: …", "-f: …"
+_DEFINES = re.compile(
+    r"^\s*(?:(?:GET|PUT|POST|PATCH|DELETE|HEAD|OPTIONS)|`[^`\n]+`|-{1,2}[A-Za-z][\w-]*)\s*[:：]\s*"
+)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _MD_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
 _NEG_ANYWHERE = re.compile(
@@ -447,6 +451,11 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
         prose_lines.append(line)
     for line in prose_lines:
         is_item = bool(_LIST_MARKER.match(line))
+        # 「DELETE: 既存のルールを削除します」, "`--purge`: Delete the cache": what a method or
+        # an option does, a definition (its commands still fire)
+        defines = source == "answer" and bool(
+            _DEFINES.match(_MD_EMPHASIS.sub("", _LIST_MARKER.sub("", line, count=1)))
+        )
         for sentence in _sentences(line):
             if not sentence.strip():
                 continue
@@ -454,6 +463,8 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
                 found += _commands(sentence, source)
             # inline code is matched as a command above, and stands as a plain noun here
             prose = _MD_EMPHASIS.sub("", _INLINE_CODE.sub("CODE", sentence))
+            if defines:
+                continue
             if not (source == "question" and _WHY.search(prose)):
                 found += _japanese(prose, source, is_item)
                 for part in _EN_SENTENCE_SPLIT.split(prose):
@@ -995,7 +1006,7 @@ def _en_head(lower, obj_index: int, seg_of) -> str:
     active sessions of the user" → sessions, "access tokens" → tokens)."""
     head = lower[obj_index]
     for j in range(obj_index + 1, min(len(lower), obj_index + 4)):
-        if seg_of[j] != seg_of[obj_index] or lower[j] in _EN_OBJECT_STOP | {"of", "and", "or"}:
+        if seg_of[j] != seg_of[obj_index] or lower[j] in _EN_PHRASE_END:
             break
         if _EN_OBJECT_RE.match(_bare(lower[j])):
             head = lower[j]

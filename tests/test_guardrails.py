@@ -209,6 +209,7 @@ def test_keyword_floor_is_not_applied_to_answers():
         "漏えいしたアクセスキーを無効にする。",
         "管理者の役割を外したあと、アカウントを削除する。",
         "Revoke the leaked API key.",  # systems that use a key stop working
+        "NOTE: Delete the old logs after the export.",  # a note's label defines nothing
         "Reset the server to its factory settings.",
         "ログを削除したり、設定を変更したりしてください。",
     ],
@@ -267,6 +268,9 @@ def test_answer_instructions_fire(answer):
         "全てのセッションを失効させてください。",
         # what a rule can do: a description, not an instruction
         "メールボックスにルールを設定して、メールを削除したり、別のフォルダーに移動したりすることもできます。",
+        # what an API method or an option does: a definition
+        "- **DELETE**: 既存のルールを削除します (ただし、無視されたアラートの状態は変わりません)。",
+        "- `--purge`: Delete the cached log files.",
     ],
 )
 def test_answer_prohibitions_and_mentions_do_not_fire(answer):
