@@ -18,9 +18,12 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from core.audit_keys import AuditKeyError
 from core.errors import IndexStateError
 from core.index_integrity import IndexIntegrityError, IndexSeal, refused
+from core.retrieval.centering import ScriptCentroids, script_centroids
 from core.retrieval.embeddings import Embedder, EmbedderInfo, configured_info, get_embedder
 from core.retrieval.graph import GraphStore, SQLiteGraphStore
 from core.retrieval.graph_neo4j import Neo4jGraphStore
@@ -77,6 +80,12 @@ _MAX_SCOPES = 64
 _SCRIPT_SAMPLE = 400  # characters of a chunk read to tell its script (translation pairing)
 
 
+def chunk_script(chunk) -> str:
+    """A chunk's script ("ja" | "latin" | "none"), from its start: a long chunk's language
+    shows in its first lines."""
+    return passage_script(chunk.title, chunk.heading, chunk.body[:_SCRIPT_SAMPLE])
+
+
 def open_graph_store(
     conn: sqlite3.Connection,
     neo4j_uri: str | None,
@@ -119,6 +128,7 @@ class Corpus:
         self._loanwords: dict[tuple[int, frozenset[str] | None], LoanwordIndex] = {}
         self._loanword_lock = threading.Lock()
         self._translations: dict[int, Translations] = {}  # generation -> pairs (newest two)
+        self._centroids: dict[int, ScriptCentroids] = {}  # generation -> script means
         self._translation_lock = threading.Lock()
         self._keyword_lock = threading.Lock()
         self._scopes: dict[tuple[int, frozenset[str]], CollectionScope] = {}
@@ -220,25 +230,48 @@ class Corpus:
             return found
 
     def _find_translations(self) -> Translations:
-        # each chunk's script from its start (a long chunk's language shows in its first
-        # lines); a corpus in one language has no translations and its vectors are not read
+        chunks = self._chunk_vectors()
+        return find_translations(chunks) if chunks else Translations()
+
+    def centroids_at(self, generation: int) -> ScriptCentroids:
+        """The mean chunk vector of each script of ``generation`` (``core.retrieval.centering``;
+        empty for a corpus in one language); built on first use, call it inside
+        ``store.snapshot()``."""
+        with self._translation_lock:
+            found = self._centroids.get(generation)
+            if found is None:
+                chunks = self._chunk_vectors()
+                found = (
+                    script_centroids(
+                        np.stack([c.vector for c in chunks]), [c.script for c in chunks]
+                    )
+                    if chunks
+                    else ScriptCentroids()
+                )
+                self._centroids[generation] = found
+                for old in sorted(self._centroids)[:-2]:
+                    del self._centroids[old]
+            return found
+
+    def _chunk_vectors(self) -> list[ChunkVector]:
+        """Each live chunk's vector (a chunk embedded as windows: their mean) and script, when
+        the corpus holds both scripts; else nothing (its vectors are not read)."""
+        # each chunk's script from its start (a long chunk's language shows in its first lines)
         scripts: dict[str, tuple[str, str, str]] = {}  # vector key -> chunk id, doc, script
         for sc in self.store.iter_chunks():
             c = sc.chunk
-            script = passage_script(c.title, c.heading, c.body[:_SCRIPT_SAMPLE])
-            scripts[sc.vector_key] = (c.chunk_id, c.doc_id, script)
+            scripts[sc.vector_key] = (c.chunk_id, c.doc_id, chunk_script(c))
         if not {"ja", "latin"} <= {script for _, _, script in scripts.values()}:
-            return Translations()
+            return []
         keys, matrix = self.vectors.all_vectors()
         rows: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
             rows.setdefault(chunk_vector_key(key), []).append(i)
-        chunks = [
+        return [
             ChunkVector(chunk_id, doc_id, script, matrix[rows[key]].mean(axis=0))
             for key, (chunk_id, doc_id, script) in scripts.items()
             if key in rows
         ]
-        return find_translations(chunks)
 
     def scope(self, collections: Collection[str]) -> CollectionScope:
         """The chunks of ``collections`` and their own BM25 index (cached per generation)."""

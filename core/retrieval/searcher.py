@@ -29,7 +29,8 @@ from datetime import UTC, datetime
 import numpy as np
 
 from core.collections import collection_of
-from core.retrieval.corpus import CollectionScope, Corpus
+from core.retrieval.centering import CENTERING, ScriptCentroids
+from core.retrieval.corpus import CollectionScope, Corpus, chunk_script
 from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
 from core.retrieval.hits import Hit
@@ -193,6 +194,11 @@ class _Rankings:
     # raw BM25 of the keyword candidates when their order is not by it (``_across_scripts``):
     # the evidence grade reads the raw score it was calibrated on
     keyword_raw: dict[str, float] | None = None
+    # raw cosine of the vector candidates when their order is by the centered cosine
+    # (``core.retrieval.centering``): the evidence grade and the hits read the raw one
+    vector_raw: dict[str, float] | None = None
+    # the raw cosines of the raw vector ranking, best first (the evidence grade's margin)
+    vector_cosines: list[float] = field(default_factory=list)
     translated: list[str] = field(default_factory=list)  # see SearchOutcome.translated
 
 
@@ -343,6 +349,8 @@ class Searcher:
         raw = {name: dict(r) for name, r in ranked.rankings.items()}
         if ranked.keyword_raw is not None:
             raw["keyword"] = ranked.keyword_raw
+        if ranked.vector_raw is not None:
+            raw["semantic"] = ranked.vector_raw
         hits = self._hits(combined, normalized, raw)
         if scope is not None:  # every strategy filtered already; the store has the last word
             hits = [h for h in hits if h.chunk.collection in scope.collections]
@@ -368,7 +376,7 @@ class Searcher:
             outcome.documents = (
                 scope.documents if scope is not None else self.corpus.store.document_count()
             )
-        outcome.vector_cosines = [score for _, score in ranked.rankings.get("semantic", [])]
+        outcome.vector_cosines = ranked.vector_cosines
         apply_focus(candidates, query.text, focus_weight, focus_top_k)
         if opts.rerank_enabled:
             self._rerank(query.text, candidates, rerank or RerankConfig(), outcome)
@@ -437,7 +445,15 @@ class Searcher:
             else:
                 vec = corpus.embedder.embed_query_vector(query.text)
             ranked.vector = vec
-            ranked.rankings["semantic"] = self._vector_ranking(vec, floor, scope)
+            ranking = self._vector_ranking(vec, floor, scope)
+            ranked.vector_cosines = [score for _, score in ranking]
+            if corpus.spec.kind == "runbook" and corpus.spec.vector_window == 0:
+                centroids = corpus.centroids_at(generation)
+                if centroids.applies:  # a folder of both languages
+                    ranking, ranked.vector_raw = self._centered_ranking(
+                        ranking, vec, dominant_script(query.text), centroids, floor, scope
+                    )
+            ranked.rankings["semantic"] = ranking
             ranked.times["semantic"] = (time.perf_counter() - t0) * 1000
         if "graph" in wanted:
             t0 = time.perf_counter()
@@ -580,6 +596,38 @@ class Searcher:
             best.setdefault(chunk_vector_key(key), score)
         ranking = [(live[k].chunk.chunk_id, max(0.0, s)) for k, s in best.items()]
         return ranking[:floor]
+
+    def _centered_ranking(
+        self,
+        ranking: list[tuple[str, float]],
+        vec: np.ndarray,
+        script: str,
+        centroids: ScriptCentroids,
+        floor: int,
+        scope: CollectionScope | None,
+    ) -> tuple[list[tuple[str, float]], dict[str, float]]:
+        """The vector candidates ranked by their centered cosine (``core.retrieval.centering``),
+        and the raw cosine of each. The candidates are the raw ones and those nearest to the
+        query moved away from its language's mean, where the other language's passages rank."""
+        shifted = vec - CENTERING * centroids.means.get(script, np.zeros_like(vec))
+        shifted = shifted / (np.linalg.norm(shifted) or 1.0)
+        ids = list(
+            dict.fromkeys(
+                [cid for cid, _ in ranking]
+                + [cid for cid, _ in self._vector_ranking(shifted, floor, scope)]
+            )
+        )
+        stored = self.corpus.store.chunks_by_id(ids)
+        found = self.corpus.vectors.vectors([stored[c].vector_key for c in ids if c in stored])
+        ids = [c for c in ids if c in stored and stored[c].vector_key in found]
+        if not ids:
+            return ranking, dict(ranking)
+        matrix = np.stack([found[stored[c].vector_key] for c in ids]).astype(np.float32)
+        scripts = [chunk_script(stored[c].chunk) for c in ids]
+        centered = centroids.scores(vec, script, matrix, scripts)
+        raw = {c: max(0.0, float(s)) for c, s in zip(ids, matrix @ vec, strict=True)}
+        order = sorted(zip(ids, centered, strict=True), key=lambda x: -x[1])[:floor]
+        return [(c, max(0.0, float(s))) for c, s in order], raw
 
     def _translation_hits(
         self, wanted: dict[str, Hit], query: SearchQuery, scope: CollectionScope | None
