@@ -585,7 +585,8 @@ def _ja_mood(tail: str, sentence_rest: str, source: str, is_item: bool) -> str |
         # sentence's predicate; a reason clause (「消去し取り消せないため」) describes
         if _JA_END_PROHIBIT.search(end) and not _JA_OBLIGATION.search(end):
             return None
-        if _JA_END_REPORT.search(end) or _JA_END_CAPABLE.search(end):
+        # what can be done describes, in an answer; a question asking it asks to do it
+        if _JA_END_REPORT.search(end) or (source == "answer" and _JA_END_CAPABLE.search(end)):
             return None
         if _JA_TE.match(tail) and _JA_REASON.match(sentence_rest):
             return None

@@ -106,6 +106,7 @@ def test_dangerous_reports_where():
         "アプリパスワードを全部削除して",
         "サーバーからログを削除したい",
         "ユーザーの削除を今すぐ実行して",
+        "監査ログを削除したり、EDR を無効化したりすることもできる？",  # asks to do it
     ],
 )
 def test_question_requests_fire(question):
