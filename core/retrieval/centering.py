@@ -12,7 +12,9 @@ its own script; the vector ranking reads the cosine of the centered vectors. The
 stays what the hits report and what the evidence grade reads (it was calibrated on it). A corpus
 in one script is not centered: a Japanese question over English runbooks has no Japanese
 chunks to take its language's mean from, and the ranking of one script's chunks against each
-other is the raw one.
+other is the raw one. Nor is one whose other script has fewer than ``MIN_SCRIPT_CHUNKS`` chunks:
+the six code-only chunks of a Japanese folder are no mean of English prose (the mixed folders
+measured hold 27 to 778 chunks of each script).
 
 Measured by the top document of the vector ranking alone (``bench.answer_trust`` question sets,
 answerable questions; raw → centered at 0.5): four folders of both languages 92/136 → 123/136,
@@ -29,6 +31,7 @@ import numpy as np
 
 CENTERING = 0.5
 SCRIPTS = ("ja", "latin")
+MIN_SCRIPT_CHUNKS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +63,10 @@ class ScriptCentroids:
 
 
 def script_centroids(vectors: np.ndarray, scripts: Sequence[str]) -> ScriptCentroids:
-    """The centroids of ``vectors`` by their ``scripts``, when both scripts are there."""
+    """The centroids of ``vectors`` by their ``scripts``, when both scripts have at least
+    ``MIN_SCRIPT_CHUNKS`` chunks."""
     labels = np.asarray(list(scripts))
-    if len(labels) == 0 or not all((labels == s).any() for s in SCRIPTS):
+    if len(labels) == 0 or not all((labels == s).sum() >= MIN_SCRIPT_CHUNKS for s in SCRIPTS):
         return ScriptCentroids()
     return ScriptCentroids(
         {s: vectors[labels == s].mean(axis=0).astype(np.float32) for s in SCRIPTS}

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.retrieval import centering
 from core.retrieval.centering import ScriptCentroids, script_centroids
 from tests.retrieval.test_language_balance import RUNBOOKS
 
@@ -17,7 +18,13 @@ def _unit(v) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-def test_the_language_component_no_longer_decides_the_order():
+@pytest.fixture
+def few_chunks(monkeypatch):
+    """Folders of a few chunks count as both languages (the product wants 20 of each)."""
+    monkeypatch.setattr(centering, "MIN_SCRIPT_CHUNKS", 1)
+
+
+def test_the_language_component_no_longer_decides_the_order(few_chunks):
     # dimensions: language (ja +, en -), topic A, topic B
     en_b = _unit([-1.0, 0.0, 1.0])  # English, the other topic
     ja_a = _unit([1.0, 1.0, 0.0])  # Japanese, the question's topic
@@ -38,9 +45,13 @@ def test_a_corpus_in_one_language_is_not_centered():
     assert not script_centroids(vectors, ["latin", "latin"]).applies
     assert not script_centroids(vectors[:0], []).applies
     assert not ScriptCentroids().applies
+    # a few chunks of code in a Japanese folder are no second language
+    many = np.stack([_unit([1.0, float(i % 3)]) for i in range(40)])
+    assert not script_centroids(many, ["ja"] * 34 + ["latin"] * 6).applies
+    assert script_centroids(many, ["ja"] * 20 + ["latin"] * 20).applies
 
 
-def test_the_ranking_is_centered_and_the_hits_keep_their_raw_cosine(tmp_path: Path):
+def test_the_ranking_is_centered_and_the_hits_keep_their_raw_cosine(tmp_path: Path, few_chunks):
     from core.runbooks import index_runbooks, runbook_corpus, search_runbooks
     from tests.conftest import make_settings
 
