@@ -506,8 +506,11 @@ def _place_outline(
         if rest.strip() and _key(rest):
             tail.text = tail.text[:cut]
             lines.insert(last + 1, _split_copy(tail, rest))
-        if last > first:  # a title wrapped over several lines: one heading line
-            lines[first].text = " ".join(lines[i].text.strip() for i in range(first, last + 1))
+        if last > first:  # a title wrapped over several lines: one heading line, joined
+            # by its script (「…管理ポー」/「トを…」 has no space between)
+            lines[first].text = functools.reduce(
+                script_join, (lines[i].text.strip() for i in range(first, last + 1))
+            )
             del lines[first + 1 : last + 1]
         lines[first].heading = level
 

@@ -237,6 +237,22 @@ def test_a_japanese_cover_title_over_two_lines_joins_without_a_space(tmp_path: P
     assert sections(doc) == [(1, "概要")]
 
 
+def test_a_japanese_outline_heading_wrapped_over_two_lines_joins_without_a_space(
+    tmp_path: Path, font: Path
+):
+    """A Word export's long heading, wrapped by the page width: its bookmark is one title, and
+    the heading read from the page has no space where the line broke."""
+    title = "初動対応で端末をネットワークから切り離す前に揮発性の情報を保全する手順"
+    pdf = font_pdf(font)
+    write(pdf, "対応手順書", 22, family="wb")
+    pdf.start_section(title, level=0)
+    pdf.set_font("wb", size=16)
+    pdf.multi_cell(90, 8, title, new_x="LMARGIN", new_y="NEXT")  # wraps mid-word
+    write(pdf, JA_PARAGRAPH, family="wb")
+    doc = load(tmp_path, pdf)
+    assert sections(doc) == [(1, title)]
+
+
 def test_a_flat_outline_is_nested_by_its_numbers(tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
