@@ -127,8 +127,8 @@ class Corpus:
         # (generation, collections or None for all) -> index, of the newest two generations
         self._loanwords: dict[tuple[int, frozenset[str] | None], LoanwordIndex] = {}
         self._loanword_lock = threading.Lock()
-        self._translations: dict[int, Translations] = {}  # generation -> pairs (newest two)
-        self._centroids: dict[int, ScriptCentroids] = {}  # generation -> script means
+        # generation -> its translation pairs and script means (the newest two)
+        self._languages: dict[int, tuple[Translations, ScriptCentroids]] = {}
         self._translation_lock = threading.Lock()
         self._keyword_lock = threading.Lock()
         self._scopes: dict[tuple[int, frozenset[str]], CollectionScope] = {}
@@ -220,37 +220,34 @@ class Corpus:
         (``core.retrieval.translations``), from the stored chunk vectors; built on first use,
         call it inside ``store.snapshot()``. A chunk embedded as passage windows is the mean of
         its windows."""
-        with self._translation_lock:
-            found = self._translations.get(generation)
-            if found is None:
-                found = self._find_translations()
-                self._translations[generation] = found
-                for old in sorted(self._translations)[:-2]:
-                    del self._translations[old]
-            return found
-
-    def _find_translations(self) -> Translations:
-        chunks = self._chunk_vectors()
-        return find_translations(chunks) if chunks else Translations()
+        return self._languages_at(generation)[0]
 
     def centroids_at(self, generation: int) -> ScriptCentroids:
         """The mean chunk vector of each script of ``generation`` (``core.retrieval.centering``;
         empty for a corpus in one language); built on first use, call it inside
         ``store.snapshot()``."""
+        return self._languages_at(generation)[1]
+
+    def _languages_at(self, generation: int) -> tuple[Translations, ScriptCentroids]:
+        """Translations and script centroids of ``generation``, from one read of its chunk
+        vectors (the two newest generations kept)."""
         with self._translation_lock:
-            found = self._centroids.get(generation)
+            found = self._languages.get(generation)
             if found is None:
                 chunks = self._chunk_vectors()
                 found = (
-                    script_centroids(
-                        np.stack([c.vector for c in chunks]), [c.script for c in chunks]
+                    (
+                        find_translations(chunks),
+                        script_centroids(
+                            np.stack([c.vector for c in chunks]), [c.script for c in chunks]
+                        ),
                     )
                     if chunks
-                    else ScriptCentroids()
+                    else (Translations(), ScriptCentroids())
                 )
-                self._centroids[generation] = found
-                for old in sorted(self._centroids)[:-2]:
-                    del self._centroids[old]
+                self._languages[generation] = found
+                for old in sorted(self._languages)[:-2]:
+                    del self._languages[old]
             return found
 
     def _chunk_vectors(self) -> list[ChunkVector]:
