@@ -49,13 +49,17 @@ class ScriptCentroids:
     ) -> np.ndarray:
         """Cosines of the centered ``query`` (in ``script``) with the centered ``vectors``
         (each in its script of ``scripts``; a chunk of neither script is not shifted)."""
-        q = np.asarray(query, dtype=np.float32) - CENTERING * self._mean(script, query)
-        q /= np.linalg.norm(q) or 1.0
+        q = self.shifted(query, script)
         shifts = np.stack([self._mean(s, query) for s in scripts]) if len(scripts) else vectors
         centered = vectors - CENTERING * shifts
         norms = np.linalg.norm(centered, axis=1)
         norms[norms == 0] = 1.0
         return (centered @ q) / norms
+
+    def shifted(self, query: np.ndarray, script: str) -> np.ndarray:
+        """``query`` (in ``script``) less ``CENTERING`` times its script's mean, normalized."""
+        q = np.asarray(query, dtype=np.float32) - CENTERING * self._mean(script, query)
+        return q / (np.linalg.norm(q) or 1.0)
 
     def _mean(self, script: str, like: np.ndarray) -> np.ndarray:
         mean = self.means.get(script)

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from core.collections import collection_of
-from core.retrieval.centering import CENTERING, ScriptCentroids
+from core.retrieval.centering import ScriptCentroids
 from core.retrieval.corpus import CollectionScope, Corpus, chunk_script
 from core.retrieval.focus import apply_focus
 from core.retrieval.fusion import rrf_fusion, weighted_fusion
@@ -609,8 +609,7 @@ class Searcher:
         """The vector candidates ranked by their centered cosine (``core.retrieval.centering``),
         and the raw cosine of each. The candidates are the raw ones and those nearest to the
         query moved away from its language's mean, where the other language's passages rank."""
-        shifted = vec - CENTERING * centroids.means.get(script, np.zeros_like(vec))
-        shifted = shifted / (np.linalg.norm(shifted) or 1.0)
+        shifted = centroids.shifted(vec, script)
         ids = list(
             dict.fromkeys(
                 [cid for cid, _ in ranking]
