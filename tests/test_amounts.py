@@ -110,6 +110,9 @@ def test_quantities_in_passages():
     assert states_quantity("duration", ["Notify within seventy-two hours."])
     assert states_quantity("duration", ["Notify within 72 hours."])
     assert states_quantity("duration", ["ログは 90 日間保存する。"])
+    # a policy writes the figure after the word
+    assert states_quantity("duration", ["Keep the artifacts for one (1) year from detection."])
+    assert states_quantity("duration", ["Notify within thirty (30) days."])
     assert states_quantity("duration", ["ログは半年保存する。"])
     assert not states_quantity("duration", ["内容を十分に確認する。"])  # enough, not 10 minutes
     assert not states_quantity("duration", ["上長が翌月5日までに承認する。"])  # a date
@@ -123,6 +126,7 @@ def test_quantities_in_passages():
     assert states_quantity("count", ["Lock after 10 failed sign-in attempts."], q)
     assert states_quantity("count", ["10 回連続で失敗するとロックする。"], q)  # either language
     assert not states_quantity("count", ["Once a suspicious IP is found, block it."], q)
+    assert states_quantity("count", ["Lock after five (5) failed attempts."], q)
     assert not states_quantity("count", ["Watch for several failed attempts."], q)
     ja = "サインインに何回失敗したらロックアウトされる？"
     assert states_quantity("count", ["5回失敗するとロックされる。"], ja)

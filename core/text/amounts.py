@@ -66,15 +66,18 @@ _AMOUNT = re.compile(
 )
 
 # --- numbers and units -----------------------------------------------------------------------
+# a contract's or a policy's style writes the figure after the word: "one (1) year",
+# "thirty (30) days", "five (5) attempts"
+_IN_FIGURES = r"(?:\s*\(\d[\d,.]*\))?"
 _EN_NUMBER = (
     r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
-    r"|twenty|thirty|forty|fifty|sixty|ninety|hundred|a|an|a few|few|several|a couple of)"
+    rf"|twenty|thirty|forty|fifty|sixty|ninety|hundred|a|an|a few|few|several|a couple of){_IN_FIGURES}"
 )
 _JA_NUMBER = r"(?:\d[\d,.]*|[一二三四五六七八九十百千数]+)"
 # a count is said with a number: "a user" or "several attempts" does not say how many
 _EN_COUNT_NUMBER = (
     r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
-    r"|twenty|thirty|forty|fifty|hundred)"
+    rf"|twenty|thirty|forty|fifty|hundred){_IN_FIGURES}"
 )
 _EN_TIME_UNIT = (
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|quarters?"
