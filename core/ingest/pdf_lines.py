@@ -94,6 +94,17 @@ _RADICALS = {
     if len(unicodedata.normalize("NFKC", chr(code))) == 1
     and unicodedata.normalize("NFKC", chr(code)) != chr(code)
 }
+# The radical supplements NFKC leaves alone, as the ideographs Unicode names their equivalents
+# (EquivalentUnifiedIdeograph.txt): Noto CJK JP in Chromium's PDFs gives 長 as U+2ED1
+# (「⻑期間」), and the Japanese simplified forms (麦, 黄, 斉, 歯, 竜, 亀) likewise.
+_RADICALS |= {
+    code: ideograph
+    for code, ideograph in {
+        0x2EA0: "民", 0x2EAC: "示", 0x2EC4: "西", 0x2EC6: "角", 0x2ED1: "長", 0x2ED3: "长",
+        0x2ED7: "雨", 0x2ED8: "青", 0x2EDD: "食", 0x2EE3: "骨", 0x2EE4: "鬼", 0x2EE8: "麦",
+        0x2EE9: "黄", 0x2EEB: "斉", 0x2EED: "歯", 0x2EEF: "竜", 0x2EF2: "亀",
+    }.items()
+}  # fmt: skip
 # a hyphenation point (U+2027) next to Japanese: the katakana middle dot 「・」 that Noto CJK's
 # /ToUnicode table in Chromium's PDFs gives as U+2027, which shares its glyph
 # (「フォロー‧ザ‧サン」, 「開発‧運用」: no keyword with 「・」 would match them)

@@ -36,6 +36,9 @@ JA_PARAGRAPH = (
 PUA_BULLET = "\uf0a7"
 # 「⼿順」「⽬的」 as some CJK fonts' /ToUnicode tables give them: Kangxi radicals U+2F3F, U+2F6C
 KANGXI = "\u2f3f\u2f6c"
+# 「長」 as Noto CJK JP gives it in Chromium's PDFs: the radical supplement U+2ED1, which NFKC
+# leaves alone
+LONG_RADICAL = "\u2ed1"
 
 
 def make_font(path: Path, bold: bool = False, latin_width: int = 500) -> Path:
@@ -43,7 +46,7 @@ def make_font(path: Path, bold: bool = False, latin_width: int = 500) -> Path:
     ``latin_width``: the advance of the ASCII glyphs (per 1000 em)."""
     chars = {chr(c) for c in range(0x20, 0x7F)}
     chars |= set(JA_PARAGRAPH + "手順書目的範囲概要連絡先対応確認項目") | set("▪•" + PUA_BULLET)
-    chars |= set(KANGXI)
+    chars |= set(KANGXI) | set(LONG_RADICAL) | set("長期間")
     cmap = {ord(ch): f"g{ord(ch):05X}" for ch in sorted(chars)}
     order = [".notdef", *cmap.values()]
     builder = FontBuilder(1000, isTTF=True)
@@ -1038,9 +1041,11 @@ def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path: Path, f
     write(pdf, JA_PARAGRAPH, family="wb")
     write(pdf, "\u2f6c的と範囲", 14, family="wb")  # no number: a heading by its size alone
     write(pdf, JA_PARAGRAPH, family="wb")
+    write(pdf, f"{LONG_RADICAL}期間", 14, family="wb")
+    write(pdf, JA_PARAGRAPH, family="wb")
     doc = load(tmp_path, pdf)
     assert doc.title == "対応手順書"
-    assert sections(doc) == [(1, "1. 目的"), (1, "目的と範囲")]
+    assert sections(doc) == [(1, "1. 目的"), (1, "目的と範囲"), (1, "長期間")]
 
 
 def test_code_in_a_smaller_monospaced_font_does_not_set_the_body_size(tmp_path: Path):
