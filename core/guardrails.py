@@ -52,6 +52,7 @@ QUANTITY_MISSING_TEMPLATE = (
 )
 QUANTITY_NAMES = {
     "money": "金額",
+    "charge": "料金・課金",
     "duration": "期間・時間",
     "frequency": "頻度",
     "count": "回数・件数",

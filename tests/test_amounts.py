@@ -82,6 +82,10 @@ def test_amounts_in_passages():
         ("How many alert rules are allowed per workspace?", "limit"),
         ("抑制ルールは最大いくつまで作れる？", "limit"),
         ("ルールの上限数はいくつ？", "limit"),
+        ("過去ログの再スキャンには追加料金がかかりますか？", "charge"),
+        ("この機能は有料ですか？", "charge"),
+        ("Is there an extra charge for running historical jobs?", "charge"),
+        ("Are we billed for the archived logs we rescan?", "charge"),
     ],
 )
 def test_questions_asking_for_a_quantity(question, kind):
@@ -99,6 +103,8 @@ def test_questions_asking_for_a_quantity(question, kind):
         "証拠はいつまで保管すべき？",  # until an event
         "Once the host is isolated, what do we collect first?",
         "ルールの数に上限はある？",  # "no" answers it
+        "コストを抑える運用のコツは？",  # how to save, not whether it is charged
+        "What does the billing alert mean?",
     ],
 )
 def test_questions_whose_answer_need_not_be_a_number(question):
@@ -132,6 +138,10 @@ def test_quantities_in_passages():
     assert states_quantity("count", ["5回失敗するとロックされる。"], ja)
     assert states_quantity("count", ["after five unsuccessful attempts"], ja)
     assert not states_quantity("count", ["失敗が続く場合はロックする。"], ja)
+    assert states_quantity("charge", ["Historical jobs are billed per GB of logs scanned."])
+    assert states_quantity("charge", ["この機能は追加料金なしで利用できます。"])
+    assert states_quantity("charge", ["$0.10 per GB"])
+    assert not states_quantity("charge", ["Run the job over the last 90 days of logs."])
     assert states_quantity("limit", ["You can create up to 100 rules per subscription."])
     assert states_quantity(
         "limit", ["ルールは 1 サブスクリプションあたり 100 件まで作成できます。"]
@@ -240,6 +250,10 @@ def test_a_period_question_is_refused_when_the_runbook_states_no_period(tmp_path
     assert a.citations and a.citations[0].file == "quarantine.md"
     assert "期間・時間の記載がありません" in a.answer
     assert a.evidence["quantity_found"] is False
+    # nor does it say whether keeping them is charged for
+    charge = _ask("隔離されたメールの保管に追加料金はかかりますか？", settings, data)
+    assert charge.flags.insufficient_evidence, charge.evidence
+    assert "料金・課金の記載がありません" in charge.answer
     # the same runbook answers how to release a message
     b = _ask("誤検知で隔離されたメールはどう解放すればいい？", settings, data)
     assert not b.flags.insufficient_evidence, b.evidence

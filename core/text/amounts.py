@@ -11,6 +11,10 @@ mention. The kinds:
 
 - **money** (how much … cost, いくら, 料金はどのくらい): an amount (¥5,000, $49, 3万円) or that
   something is free. "How much access" or "how much time" is not about money.
+- **charge** (whether something is charged for: "Is there an extra charge?", "Are we billed
+  for it?", 「追加料金がかかりますか」, 「有料ですか」): an amount, that it is free, or what is
+  billed or priced (課金, 料金, "billed per GB"). A folder saying nothing about charges cannot
+  answer it either way.
 - **duration** (how many days, how long … keep, within how many hours, 何日間, 何時間以内,
   どのくらい前): a number, or a, an, few, several, with a unit of time (30 days, 72 hours,
   an hour, 半年, 3か月).
@@ -36,7 +40,7 @@ import re
 import unicodedata
 from typing import Literal
 
-Quantity = Literal["money", "duration", "frequency", "count", "size", "limit"]
+Quantity = Literal["money", "charge", "duration", "frequency", "count", "size", "limit"]
 
 # "pay" but not "pay attention"; the nouns of a price, not "rate" (a rate limit) or "pricing" (a
 # plan's features)
@@ -177,11 +181,32 @@ _SIZE_Q = re.compile(
 )
 
 
+# whether something is charged for at all ("Is there an extra charge?", 「追加料金がかかりますか」,
+# 「有料ですか」): answered by an amount, by "free", or by a passage on what is billed
+_CHARGE_Q = re.compile(
+    r"\b(?:is|are) there (?:an? |any )?(?:extra |additional |separate )?(?:charges?|costs?|fees?)\b"
+    r"|\b(?:extra|additional|separate) (?:charges?|fees?|billing)\b"
+    r"|\bdoes (?:it|this|that|[a-z-]+) cost (?:extra|anything|more|money)\b"
+    r"|\b(?:are|will|would|do) (?:we|you|i|they) (?:be |get )?(?:charged|billed)\b"
+    r"|\bis (?:it|this|that) (?:free|billed|charged)\b"
+    r"|(?:料金|費用|課金)(?:は|が)?(?:別途)?(?:かかり|かかる|かかっ|発生)|課金(?:され|対象)"
+    r"|有料(?:です|でしょう|なの|か)|無料(?:です|でしょう|なの|で(?:使え|利用))|追加(?:の)?(?:料金|費用|課金)",
+    re.IGNORECASE,
+)
+_CHARGE = re.compile(
+    r"\b(?:billed|billing|charged|chargeable|pricing|priced)\b|\bfor free\b|\bis free\b"
+    r"|課金|有料|料金|価格",
+    re.IGNORECASE,
+)
+
+
 def asked_quantity(question: str) -> Quantity | None:
     """The kind of quantity ``question`` asks for, if it asks for one (see the module)."""
     text = unicodedata.normalize("NFKC", question)
     if _MONEY_EN.search(text) or _MONEY_JA.search(text):
         return "money"
+    if _CHARGE_Q.search(text):
+        return "charge"
     if _LIMIT_Q.search(text):
         return "limit"
     if _FREQUENCY_EN.search(text) or _FREQUENCY_JA.search(text):
@@ -225,6 +250,8 @@ def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> 
         patterns = [_FREQUENCY, _DURATION]
     elif kind == "count":
         patterns = [_count_pattern(unicodedata.normalize("NFKC", question))]
+    elif kind == "charge":  # an amount, "free", or what is billed
+        patterns = [_AMOUNT, _CHARGE]
     else:
         patterns = [{"money": _AMOUNT, "duration": _DURATION, "size": _SIZE, "limit": _LIMIT}[kind]]
     return any(p.search(t) for p in patterns for t in texts)
