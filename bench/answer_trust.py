@@ -10,6 +10,8 @@
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_b.json  # + PDFs
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_c.json  # Word PDFs
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_b.json  # a vendor's
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_d.json  # SOPs
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_c.json  # another's
     python -m bench.answer_trust --verbose --json out.json
 
 Indexes the runbook folder (default ``runbooks-dev`` from ``Settings.dataset_path``) into a state
@@ -18,7 +20,10 @@ folder under ``bench/.cache/answer_trust/`` and asks every question of the quest
 and ``answer_trust_mixed_a.json`` / ``_b.json`` / ``_c.json`` (folders of both languages; ``_c``
 with PDFs exported from a word processor) and ``answer_trust_jp_b.json`` (one vendor's Japanese
 product guides, half of them Japanese PDFs exported from Word, and three English pages of the
-same docs) are question sets over
+same docs), ``answer_trust_mixed_d.json`` (SOC playbooks in English as Chromium and Word PDFs,
+.docx, a wiki page and Markdown, and a Japanese translation of incident-process articles) and
+``answer_trust_jp_c.json`` (another vendor's Japanese product guides, PDFs printed by Chromium
+and exported from Word, a .docx, Markdown, and three English pages) are question sets over
 other third-party runbooks, whose sources their descriptions name) through the product's runbook pipeline
 (``core.pipelines.PIPELINES["runbook"]``, offline, no audit log). It prints per language pair
 (question language → language of the text holding the answer) and overall:
