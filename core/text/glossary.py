@@ -385,6 +385,17 @@ query | クエリ;照会
 request | 要求;リクエスト;申請
 threshold | しきい値;閾値
 limit | 上限;制限
+rule | ルール;規則
+edit | 編集
+change;modify | 変更
+create | 作成
+fix | 修正
+bug | バグ;不具合
+track | 追跡
+resolve;resolved | 解決
+restrict;restriction | 制限;限定
+filter | フィルター;絞り込み
+tag | タグ
 deactivate | 無効化;非アクティブ化
 revoke | 失効;取り消し;剥奪
 rotate | ローテーション;入れ替え

@@ -49,6 +49,20 @@ def test_english_terms_match_whole_words_and_plurals():
         "ユーザー",
         "サインイン",
     ]
+    # the words of administering a product: who may edit a rule, where bugs are tracked
+    assert translations("Who can change or edit a detection rule?", "ja") == [
+        "変更",
+        "編集",
+        "検知",
+        "ルール",
+    ]
+    assert translations("Where are the bugs and fixes tracked until resolved?", "ja") == [
+        "バグ",
+        "修正",
+        "追跡",
+        "解決",
+    ]
+    assert translations("編集アクセス権の制限", "en") == ["edit", "access", "limit", "restrict"]
 
 
 def test_the_direction_follows_the_question_script():
