@@ -62,6 +62,7 @@ from dataclasses import dataclass
 
 from core.ingest.html import emit_html
 from core.ingest.textbuild import CELL_SEPARATOR, TextBuilder
+from core.text.diagrams import read_mermaid
 from core.text.normalize import normalize_text
 
 log = logging.getLogger(__name__)
@@ -470,6 +471,27 @@ class _Transformer:
     def inline(self, text: str) -> str:
         return clean_inline(text, self.labels)
 
+    def _diagram(
+        self, lines: list[str], i: int, opening: re.Match[str]
+    ) -> tuple[list[str], int] | None:
+        """A fenced Mermaid diagram opening at ``lines[i]`` read as its edges or messages
+        (``core.text.diagrams``) and the index after its closing fence; None when the fence is
+        not Mermaid, is never closed, or does not parse (it is kept as written)."""
+        if opening.group(3).strip().strip("{}").lstrip(".").split(" ")[0].lower() != "mermaid":
+            return None
+        mark = opening.group(2)
+        for end in range(i + 1, len(lines)):
+            closing = _FENCE.fullmatch(lines[end])
+            if (
+                closing
+                and closing.group(2)[0] == mark[0]
+                and len(closing.group(2)) >= len(mark)
+                and not closing.group(3).strip()
+            ):
+                read = read_mermaid(lines[i + 1 : end])
+                return (read, end + 1) if read is not None else None
+        return None
+
     def run(self, lines: list[str]) -> list[str]:
         out: list[str] = []
         lists = _Lists()
@@ -499,6 +521,13 @@ class _Transformer:
                 continue
             fence_match = _FENCE.fullmatch(line)
             if fence_match and not (fence_match.group(2)[0] == "`" and "`" in fence_match.group(3)):
+                diagram = self._diagram(lines, i, fence_match)
+                if diagram is not None:
+                    read, i = diagram
+                    out += ["", *(f"{fence_match.group(1)}- {item}" for item in read), ""]
+                    lists.reset()
+                    after_blank, paragraph = True, False
+                    continue
                 fence = fence_match.group(2)
                 lists.reset()
                 out.append(line)

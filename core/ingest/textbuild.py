@@ -14,6 +14,7 @@ its title alone on a line, after a blank line.
 from __future__ import annotations
 
 from core.schemas.documents import CELL_SEPARATOR, Heading
+from core.text.diagrams import read_mermaid
 from core.text.normalize import safe_nfkc
 
 __all__ = ["CELL_SEPARATOR", "TextBuilder"]
@@ -47,8 +48,16 @@ class TextBuilder:
             self._lines.append((0, CELL_SEPARATOR.join(folded), 0, False))
 
     def preformatted(self, text: str) -> None:
-        """Preformatted text (code, ``pre``): its lines and indentation are kept."""
-        for line in text.expandtabs(4).splitlines():
+        """Preformatted text (code, ``pre``): its lines and indentation are kept; a Mermaid
+        diagram's source is read as its edges or messages, one list item each
+        (``core.text.diagrams``)."""
+        lines = text.expandtabs(4).splitlines()
+        diagram = read_mermaid(lines)
+        if diagram is not None:
+            for item in diagram:
+                self.line(item, marker="- ")
+            return
+        for line in lines:
             if line.strip():
                 self._lines.append((0, line.rstrip(), 0, True))
 
