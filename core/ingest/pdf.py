@@ -115,6 +115,7 @@ from core.ingest.pdf_lines import (
 )
 from core.schemas.documents import CELL_SEPARATOR, Heading
 from core.text.chunking import pdf_heading_level
+from core.text.diagrams import is_mermaid, read_mermaid
 from core.text.normalize import normalize_text
 
 log = logging.getLogger(__name__)
@@ -1193,7 +1194,7 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
     headings: list[Heading] = []
     offset = 0
     titled = False
-    for line, text in _nest_items(blocks):
+    for line, text in _nest_items(_diagrams(blocks)):
         if line.heading and parts:
             parts.append("")  # a blank line before each heading
             offset += 1
@@ -1207,6 +1208,27 @@ def _assemble(pages: list[list[PdfLine]]) -> tuple[str, tuple[Heading, ...]]:
         parts.append(text)
         offset += len(text) + 1
     return "\n".join(parts), tuple(headings)
+
+
+def _diagrams(blocks: list[tuple[PdfLine, str]]) -> list[tuple[PdfLine, str]]:
+    """A Mermaid diagram's source set as code (a page printed with its ``pre`` block
+    unrendered) read as its edges or messages, one list item each (``core.text.diagrams``)."""
+    out: list[tuple[PdfLine, str]] = []
+    i = 0
+    while i < len(blocks):
+        line, text = blocks[i]
+        if line.code and not line.heading and is_mermaid([text]):
+            end = i + 1
+            while end < len(blocks) and blocks[end][0].code and not blocks[end][0].heading:
+                end += 1
+            read = read_mermaid([t for _, t in blocks[i:end]])
+            if read is not None:
+                out += [(line, f"- {item}") for item in read]
+                i = end
+                continue
+        out.append((line, text))
+        i += 1
+    return out
 
 
 # a list item whose nesting is read from where it starts: a bullet, a number or a letter

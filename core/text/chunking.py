@@ -116,7 +116,7 @@ __all__ = [
 #     a numbered heading may open on 本 as "this" (「1.1 本書の目的」).
 # 39: PDF: a bookmarked heading wrapped over lines joins by its script (「管理ポー」「トを」 with
 #     no space between, as body lines already did).
-CHUNKER_VERSION = 41
+CHUNKER_VERSION = 42
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

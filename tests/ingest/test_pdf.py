@@ -1899,3 +1899,23 @@ def test_a_footnote_address_stays_and_a_print_stamp_goes(tmp_path: Path):
     text = load(tmp_path, pdf).text
     assert "Reporting form: https://forms.example.org/phish" in text
     assert "2026/11/26" not in text and "wiki.example.org" not in text, text
+
+
+def test_a_mermaid_diagram_printed_as_code_reads_as_its_edges(tmp_path: Path):
+    # a playbook page printed with its ```mermaid block unrendered: the source in a code font
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Phishing Response", 18, "B")
+    write(pdf, "Flow", 14, "B")
+    for line in [
+        "graph LR",
+        '    Report["Report"] --> Analyze["Analyze"]',
+        "    Analyze -->|Malicious| Contain[Contain]",
+        "    style Report fill:#e74c3c,color:#fff",
+    ]:
+        write(pdf, line, 9, family="Courier")
+    write(pdf, "Analysts confirm the report before containment.")
+    doc = load(tmp_path, pdf)
+    assert "- Report → Analyze\n- Analyze →[Malicious] Contain" in doc.text
+    assert "fill:#e74c3c" not in doc.text and "graph LR" not in doc.text
+    assert "Analysts confirm the report before containment." in doc.text
