@@ -37,6 +37,7 @@ from core.ingest.contents import ends_in_page_number, is_contents_title, is_lead
 from core.ingest.textbuild import TextBuilder
 from core.ingest.typed import heading_text, typed_level
 from core.schemas.documents import Heading
+from core.text.diagrams import is_mermaid, read_mermaid
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,11 @@ _LIST_STYLE_LEVEL = re.compile(r"list(?: bullet| number)? ([2-9])")
 _UNORDERED_FORMATS = frozenset({"bullet", "none", ""})
 _OFF = frozenset({"0", "false", "off", "none"})
 _WORD_DEFAULT_SIZE = 20.0  # half-points: Word's size when neither a style nor a default sets one
+
+
+def _style_id(p) -> str | None:
+    ppr = p.find(_w("pPr"))
+    return _val(ppr.find(_w("pStyle"))) if ppr is not None else None
 
 
 def _w(tag: str) -> str:
@@ -242,16 +248,41 @@ class _Reader:
                 yield from self.block_items(child)
 
     def read(self, body) -> None:
-        for item in self.block_items(body):
-            if item.tag == _w("tbl"):
-                self.table(item)
+        items = list(self.block_items(body))
+        i = 0
+        while i < len(items):
+            if items[i].tag == _w("tbl"):
+                self.table(items[i])
+                i += 1
+            elif (after := self.diagram(items, i)) is not None:
+                i = after
             else:
-                self.paragraph(item)
+                self.paragraph(items[i])
+                i += 1
+
+    def diagram(self, items: list, i: int) -> int | None:
+        """A Mermaid diagram's source in code paragraphs from ``items[i]`` (a page pasted with
+        its mermaid block unrendered) read as its edges or messages, one list item each
+        (``core.text.diagrams``); the index after it, or None."""
+        first = paragraph_text(items[i])
+        if not is_mermaid(first.split("\n")[:1]):
+            return None
+        style = _style_id(items[i])
+        end = i + 1
+        while end < len(items) and items[end].tag != _w("tbl") and _style_id(items[end]) == style:
+            end += 1
+        lines = [ln for p in items[i:end] for ln in paragraph_text(p).split("\n")]
+        read = read_mermaid(lines)
+        if read is None:
+            return None
+        self.index += end - i  # paragraphs counted as ``paragraph`` counts them (``looks``)
+        for item in read:
+            self.out.line(item, marker="- ")
+        return end
 
     def paragraph(self, p) -> None:
         self.index += 1
-        ppr = p.find(_w("pPr"))
-        style_id = _val(ppr.find(_w("pStyle"))) if ppr is not None else None
+        style_id = _style_id(p)
         text = paragraph_text(p)
         role, level = self.paragraph_role(p, style_id)
         if role == "body" and self.index in self.looks:

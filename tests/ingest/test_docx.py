@@ -213,3 +213,23 @@ def test_zip_bomb_is_refused_before_unpacking(tmp_path: Path):
     assert path.stat().st_size < 20_000
     with pytest.raises(SourceFileError, match=r"bomb\.docx.*展開後"):
         load_file(path, tmp_path, 20_000)
+
+
+def test_a_mermaid_diagram_in_code_paragraphs_reads_as_its_messages(tmp_path: Path):
+    # a page pasted into Word with its mermaid block unrendered: one code paragraph per line
+    d = docx.Document()
+    d.add_heading("Account compromise", level=1)
+    code = d.styles.add_style("Preformatted Text", WD_STYLE_TYPE.PARAGRAPH)
+    for line in [
+        "sequenceDiagram",
+        "    participant IdP as Identity provider",
+        "    IdP->>SOC: Risk detection",
+        "    SOC->>IdP: Revoke all sessions",
+    ]:
+        d.add_paragraph(line, style=code)
+    d.add_paragraph("Then reset the password.", style="Heading 2")
+    d.add_paragraph("Reset it with the user on the phone.")
+    doc, _ = load_file(_save(d, tmp_path / "a.docx"), tmp_path, 10_000_000)
+    assert "- Identity provider → SOC: Risk detection\n- SOC → Identity provider" in doc.text
+    assert "participant" not in doc.text and "sequenceDiagram" not in doc.text
+    assert [h.title for h in doc.headings] == ["Account compromise", "Then reset the password."]
