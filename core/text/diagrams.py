@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import re
 
-_HEAD = re.compile(r"\s*(graph|flowchart|sequenceDiagram)\b[^\n]*", re.IGNORECASE)
+# the diagram's first line alone: "graph = build()" in a Python block is no flowchart
+_HEAD = re.compile(
+    r"\s*(?:(graph|flowchart)(?:\s+(?:TB|TD|BT|RL|LR))?|(sequenceDiagram))\s*;?\s*",
+    re.IGNORECASE,
+)
+# no line of a diagram is this long: a longer one is read as written (and never costs the
+# patterns' backtracking on a hostile file)
+MAX_LINE = 1000
 _SKIP = re.compile(
     r"\s*(?:%%|style\s|classDef\s|class\s|linkStyle\s|click\s|direction\s|end\s*$"
     r"|activate\s|deactivate\s|autonumber\b|accTitle|accDescr)",
@@ -150,9 +157,9 @@ def read_mermaid(lines: list[str]) -> list[str] | None:
     """The diagram's text lines (see the module), or None when ``lines`` are not a flowchart or
     sequence diagram this reader parses (keep them as written)."""
     body = [line for line in lines if line.strip() and not line.strip().startswith("%%")]
-    if not body or not is_mermaid(body):
+    if not body or not is_mermaid(body) or any(len(line) > MAX_LINE for line in body):
         return None
     head = _HEAD.fullmatch(body[0])
     assert head is not None
-    read = _sequence(body) if head.group(1).lower() == "sequencediagram" else _flowchart(body)
+    read = _sequence(body) if head.group(2) else _flowchart(body)
     return read or None

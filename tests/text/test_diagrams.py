@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from core.ingest.html import read_html
 from core.ingest.markdown import read_markdown
 from core.text.diagrams import read_mermaid
@@ -60,6 +62,13 @@ def test_other_diagrams_and_code_are_kept_as_written():
     assert read_mermaid(["Get-Process | Stop-Process"]) is None
     assert read_mermaid(["graph LR", "    A[Detect] --> "]) is None  # does not parse
     assert read_mermaid([]) is None
+    # code that only opens on the word
+    assert read_mermaid(["graph = nx.Graph()", "graph.add_edge(a, b)"]) is None
+    # a hostile line is read as written, at once
+    started = time.perf_counter()
+    assert read_mermaid(["graph TD", "A" + "-" * 200_000]) is None
+    assert read_mermaid(["sequenceDiagram", "A" + " " * 200_000 + "-"]) is None
+    assert time.perf_counter() - started < 1.0
 
 
 def test_a_fenced_mermaid_block_of_a_markdown_runbook_is_read_as_list_items():
