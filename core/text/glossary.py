@@ -187,7 +187,7 @@ logging | ロギング;ログ記録;ログ取得
 event log | イベントログ
 clock synchronization | 時刻同期
 time synchronization | 時刻同期
-correlation | 相関;突き合わせ
+correlation;correlate | 相関;突き合わせ;紐付け;関連付け
 baseline | ベースライン;基準
 monitoring | 監視;モニタリング
 dashboard | ダッシュボード
@@ -396,6 +396,8 @@ resolve;resolved | 解決
 restrict;restriction | 制限;限定
 filter | フィルター;絞り込み
 tag | タグ
+attribute | 属性
+attempt | 試行
 deactivate | 無効化;非アクティブ化
 revoke | 失効;取り消し;剥奪
 rotate | ローテーション;入れ替え

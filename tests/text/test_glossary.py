@@ -63,6 +63,13 @@ def test_english_terms_match_whole_words_and_plurals():
         "解決",
     ]
     assert translations("編集アクセス権の制限", "en") == ["edit", "access", "limit", "restrict"]
+    # a detection rule's words: which attributes correlate two rules, how many attempts
+    assert translations("二つのルールを紐付ける属性は？", "en") == [
+        "rule",
+        "correlation",
+        "attribute",
+    ]
+    assert translations("How many failed attempts?", "ja") == ["試行"]
 
 
 def test_the_direction_follows_the_question_script():
