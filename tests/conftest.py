@@ -29,6 +29,20 @@ def make_settings(state: Path, runbooks: Path | None = None, **extra) -> Setting
     )
 
 
+def indexed_runbooks(tmp_path: Path, files: dict[str, str], **extra) -> tuple[Settings, Path]:
+    """``files`` written to ``tmp_path/runbooks`` and indexed; the settings (``extra`` passed
+    on) and the folder."""
+    from core.runbooks import index_runbooks
+
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    settings = make_settings(tmp_path / "state", folder, **extra)
+    index_runbooks(settings, folder, check_allowed=False)
+    return settings, folder
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return make_settings(tmp_path / "state", tmp_path / "runbooks")

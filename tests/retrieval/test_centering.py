@@ -52,15 +52,10 @@ def test_a_corpus_in_one_language_is_not_centered():
 
 
 def test_the_ranking_is_centered_and_the_hits_keep_their_raw_cosine(tmp_path: Path, few_chunks):
-    from core.runbooks import index_runbooks, runbook_corpus, search_runbooks
-    from tests.conftest import make_settings
+    from core.runbooks import runbook_corpus, search_runbooks
+    from tests.conftest import indexed_runbooks
 
-    folder = tmp_path / "runbooks"
-    folder.mkdir()
-    for name, text in RUNBOOKS.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    settings = make_settings(tmp_path / "state", folder)
-    index_runbooks(settings, folder, check_allowed=False)
+    settings, folder = indexed_runbooks(tmp_path, RUNBOOKS)
     question = "How do we dispose of evidence media when the retention period ends?"
     only_vectors = {"keyword": 0.0, "semantic": 1.0, "graph": 0.0}
     outcome = search_runbooks(settings, question, data=folder, limit=8, weights=only_vectors)

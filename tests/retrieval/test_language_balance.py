@@ -112,16 +112,11 @@ def test_a_hit_found_by_keywords_alone_has_its_real_cosine(tmp_path: Path):
     has its cosine looked up, not taken as zero."""
     import numpy as np
 
-    from core.runbooks import index_runbooks, runbook_corpus, search_runbooks
-    from tests.conftest import make_settings
+    from core.runbooks import runbook_corpus, search_runbooks
+    from tests.conftest import indexed_runbooks
 
-    folder = tmp_path / "runbooks"
-    folder.mkdir()
-    for name, text in RUNBOOKS.items():
-        (folder / name).write_text(text, encoding="utf-8")
     # one vector candidate per search: the rest of the page comes from the keyword index
-    settings = make_settings(tmp_path / "state", folder, candidate_floor=1)
-    index_runbooks(settings, folder, check_allowed=False)
+    settings, folder = indexed_runbooks(tmp_path, RUNBOOKS, candidate_floor=1)
     outcome = search_runbooks(settings, "VPN 証明書 証拠 保管", data=folder, limit=1)
     assert len(outcome.vector_cosines) == 1
     outcome = search_runbooks(settings, "VPN 証明書 証拠 保管", data=folder, limit=4)

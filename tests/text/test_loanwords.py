@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.runbooks import index_runbooks, search_runbooks
+from core.runbooks import search_runbooks
 from core.text.loanwords import LoanwordIndex, phonetic_key, romanize, vowels_agree
-from tests.conftest import make_settings
+from tests.conftest import indexed_runbooks
 
 
 @pytest.mark.parametrize(
@@ -134,12 +134,7 @@ RUNBOOKS = {
 def test_an_english_question_finds_the_japanese_runbook_by_its_loanwords(tmp_path: Path):
     """The glossary translates none of "replica", "promote", "lag": the keyword search
     still reaches the runbook that spells the replica レプリカ."""
-    folder = tmp_path / "runbooks"
-    folder.mkdir()
-    for name, text in RUNBOOKS.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    settings = make_settings(tmp_path / "state", folder)
-    index_runbooks(settings, folder, check_allowed=False)
+    settings, _ = indexed_runbooks(tmp_path, RUNBOOKS)
     outcome = search_runbooks(settings, "Is the replica lagging before we promote it?", limit=3)
     assert "レプリカ" in outcome.translated
     top = outcome.hits[0]
