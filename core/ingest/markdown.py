@@ -249,6 +249,20 @@ def clean_inline(text: str, labels: frozenset[str] = frozenset(), raw_html: bool
 # --- blocks ------------------------------------------------------------------------------------
 
 _FENCE = re.compile(r"( *)(`{3,}|~{3,})(.*)")
+
+
+def _closes(line: str, fence: str) -> bool:
+    """Whether ``line`` closes the code fence opened with ``fence`` (the same character, at
+    least as many, nothing after it)."""
+    match = _FENCE.fullmatch(line)
+    return bool(
+        match
+        and match.group(2)[0] == fence[0]
+        and len(match.group(2)) >= len(fence)
+        and not match.group(3).strip()
+    )
+
+
 _ATX = re.compile(r"( {0,3})(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
 _THEMATIC = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})")
@@ -479,15 +493,8 @@ class _Transformer:
         not Mermaid, is never closed, or does not parse (it is kept as written)."""
         if opening.group(3).strip().strip("{}").lstrip(".").split(" ")[0].lower() != "mermaid":
             return None
-        mark = opening.group(2)
         for end in range(i + 1, len(lines)):
-            closing = _FENCE.fullmatch(lines[end])
-            if (
-                closing
-                and closing.group(2)[0] == mark[0]
-                and len(closing.group(2)) >= len(mark)
-                and not closing.group(3).strip()
-            ):
+            if _closes(lines[end], opening.group(2)):
                 read = read_mermaid(lines[i + 1 : end])
                 return (read, end + 1) if read is not None else None
         return None
@@ -503,13 +510,7 @@ class _Transformer:
             line = lines[i]
             if fence is not None:
                 out.append(line)
-                match = _FENCE.fullmatch(line)
-                if (
-                    match
-                    and match.group(2)[0] == fence[0]
-                    and len(match.group(2)) >= len(fence)
-                    and not match.group(3).strip()
-                ):
+                if _closes(line, fence):
                     fence = None
                 i += 1
                 continue

@@ -65,8 +65,9 @@ def _label(text: str | None) -> str:
 
 def _flowchart(lines: list[str]) -> list[str] | None:
     labels: dict[str, str] = {}
-    # (edge label into the nodes, the nodes' ids: ``A & B`` is one step of two nodes)
-    chains: list[list[tuple[str, list[str]]]] = []
+    # a subgraph's title, or a chain of steps: (edge label into the nodes, the nodes' ids;
+    # ``A & B`` is one step of two nodes). Read once the whole diagram has named its nodes.
+    chains: list[str | list[tuple[str, list[str]]]] = []
 
     def one(text: str, pos: int) -> tuple[str, int] | None:
         m = _NODE.match(text, pos)
@@ -97,7 +98,7 @@ def _flowchart(lines: list[str]) -> list[str] | None:
         if sub:
             title = _label(next((g for g in sub.groups() if g), ""))
             if title:
-                chains.append([("", ["\0" + title])])
+                chains.append(title)
             continue
         for part in line.split(";"):
             if not part.strip():
@@ -122,8 +123,8 @@ def _flowchart(lines: list[str]) -> list[str] | None:
         return " & ".join(labels.get(i, i) for i in ids)
 
     for chain in chains:
-        if chain[0][1][0].startswith("\0"):  # a subgraph's title
-            out.append(chain[0][1][0][1:])
+        if isinstance(chain, str):
+            out.append(chain)
             continue
         text = named(chain[0][1])
         for label, ids in chain[1:]:
@@ -157,9 +158,8 @@ def read_mermaid(lines: list[str]) -> list[str] | None:
     """The diagram's text lines (see the module), or None when ``lines`` are not a flowchart or
     sequence diagram this reader parses (keep them as written)."""
     body = [line for line in lines if line.strip() and not line.strip().startswith("%%")]
-    if not body or not is_mermaid(body) or any(len(line) > MAX_LINE for line in body):
+    head = _HEAD.fullmatch(body[0]) if body else None
+    if head is None or any(len(line) > MAX_LINE for line in body):
         return None
-    head = _HEAD.fullmatch(body[0])
-    assert head is not None
     read = _sequence(body) if head.group(2) else _flowchart(body)
     return read or None
