@@ -812,16 +812,19 @@ _JA_SECRET = re.compile(
 # is taken from the account and can be given back (the account, its data and the role stay).
 _JA_MEMBERSHIP = re.compile(
     r"(グループ|役割|ロール|チャンネル|チャット|会議|通話|当番|ローテーション|"
-    r"メーリングリスト|配布リスト|ネットワーク)から"
+    r"メーリングリスト|配布リスト|ネットワーク|監視対象|監視リスト|ウォッチリスト)から"
     r"|(役割|ロール|割り当て|メンバーシップ)を$"
 )
 
 # "remove X from <where>" where nothing is destroyed: isolation (the network) or leaving a
-# conversation, a rota or a group ("remove someone from the call", "from the on-call schedule").
+# conversation, a rota, a group or a watch ("remove someone from the call", "from the on-call
+# schedule", 'remove the user from "High Risk" monitoring', "from the watchlist").
 _EN_REMOVE_FROM_SAFE = re.compile(
-    r"\bfrom\s+(?:(?:the|this|that|a|an|our|your|their|its)\s+)?(?:[\w-]+\s+)?"
+    r"\bfrom\s+(?:(?:the|this|that|a|an|our|your|their|its)\s+)?"
+    r"(?:[\w-]+\s+|[\"“'‘][^\"”'’]{1,40}[\"”'’]\s+)?"
     r"(?:network|internet|call|bridge|meeting|channel|chat|room|conversation|thread|schedule|"
     r"rotation|roster|rota|distribution\s+list|mailing\s+list|group|team|escalation\s+policy|"
+    r"monitoring|watch\s*list|watch|high[- ]risk\s+list|"
     # release from containment: "remove the host from isolation", "from the quarantine VLAN"
     r"isolation|quarantine|containment|vlan|segment)s?\b",
     re.I,

@@ -443,6 +443,9 @@ def test_out_of_scope_headings_are_the_statement_itself(heading, says_so):
     [
         "Remove the host from isolation once eradication is verified.",
         "Remove the device from quarantine.",
+        'Remove user from "High Risk" monitoring after 48 hours (if clean)',
+        "Remove the account from the watchlist when the review is closed.",
+        "問題がなければ 48 時間後にユーザーを高リスク監視対象から削除する。",
         "Remove the workstation from the quarantine VLAN.",
         "Remove the deny-all inline or managed policy that was applied during containment.",
         "Remove the session revocation policy (if applied).",
@@ -482,6 +485,7 @@ def test_stopping_traffic_from_an_address_destroys_nothing(question, answer, phr
         ("Disable the firewall.", "Disable the firewall"),
         ("Remove the firewall rules.", "Remove the firewall"),
         ("Remove the host from isolation and wipe the disk.", "wipe the disk"),
+        ('Remove the user "jdoe" from the domain.', "Remove the user"),
         ("拒否ポリシーを削除し、ログを削除する。", "ログを削除する"),
     ],
 )
