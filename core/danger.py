@@ -17,8 +17,10 @@ A match is an operation applied to an object, in a mood that asks for it or inst
   for recall on the question: a design keyword used as the operation the question is about
   (「消去してよいですか」, "how do I purge?") fires even without an object. 証跡, the one noun
   of the list, is an object: it fires with a destructive or tampering verb (「証跡を消す」
-  「証跡を改ざんしたい」), as do requests to leave no trace (「痕跡が残らないように」, "cover my
-  tracks"); ``rm -rf`` is a command pattern.
+  「証跡を改ざんしたい」), as do requests to leave no trace or hide what one did (「痕跡が残ら
+  ないように」「記録に残らないように」「誰にも辿られたくない」「証跡を「なかったこと」に」「ログ
+  対象の設定を外す」, "cover my tracks", "without anyone noticing"); ``rm -rf`` is a command
+  pattern. An answer telling what attackers do to leave no trace is no request.
 
 Mood and scope decide whether a verb occurrence counts:
 
@@ -38,7 +40,8 @@ Mood and scope decide whether a verb occurrence counts:
   log text “delete user”) are mentions. A device reset and a deleted credential still count.
 - In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
   〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
-  (「ログ削除の手順」) and what the asker wants made ("a script that deletes the logs"), but
+  (「ログ削除の手順」), what the asker wants made ("a script that deletes the logs") and what
+  they want done ("I want the logs deleted", "the entries scrubbed out of the log"), but
   not a noun naming an event (「サービス停止の影響」).
 - In the **answer** only instructions count: imperative or list step (Delete…, 「〜を削除する。」,
   「〜を削除してください」, a list item ending in 「〜の削除」), obligation or recommendation
@@ -264,6 +267,7 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
     add(_EnVerb("overwrite", True), "overwrite", "overwrites", "overwritten", "overwriting")
     table.setdefault("overwrote", (_EnVerb("overwrite", True), "past"))
     add(_EnVerb("shred", True), "shred", "shreds", "shredded", "shredding")
+    add(_EnVerb("scrub", False), "scrub", "scrubs", "scrubbed", "scrubbing")
     for lemma, nouns in (
         ("remove", ("removal",)), ("disable", ()), ("deactivate", ("deactivation",)),
         ("kill", ()), ("terminate", ("termination",)), ("revoke", ("revocation",)),
@@ -294,6 +298,7 @@ _EN_STRONG_MODAL = re.compile(
     r"want to|wants to)( (immediately|also|then|now|first|always|promptly|be))*$"
 )
 _EN_WEAK_MODAL = {"can", "could", "may", "might", "will", "would"}
+_EN_CAUSATIVE = {"want", "wants", "need", "needs", "get", "gets", "have", "like"}
 _EN_SUBJECT = {"i", "we", "you", "they", "to", "do", "does", "can", "could", "should", "must",
                "please", "how", "let's", "lets", "let", "and", "or", "then", "also", "first",
                "next", "finally", "immediately", "now", "shall", "will", "would", "may",
@@ -341,12 +346,24 @@ _EN_EXAMPLE = re.compile(r"\b(e\.\s?g|i\.\s?e|for example|for instance|such as)\
 _EN_LOGLIKE = re.compile(r"^(logs?|history|events?|records?|audit|cache|bin|trash|recycle)$", _I)
 _EN_EVASION = re.compile(
     r"\b(leav(e|ing)\s+no\s+traces?|without\s+(leaving\s+)?(a\s+|any\s+)?traces?|"
-    r"cover(ing)?\s+(my|our|their|the)\s+tracks)\b",
+    r"cover(ing)?\s+(my|our|the)\s+tracks|untraceable|"
+    # hiding what one did from those who review it
+    r"without\s+(anyone|anybody|the\s+auditors?)\s+(knowing|noticing|finding\s+out|seeing)|"
+    r"hide\s+(it|this|that|them|my\s+\w+|our\s+\w+)\s+from\s+(the\s+)?"
+    r"(auditors?|audit|security|soc|investigators?|compliance))\b",
     _I,
 )
+# a request to leave no record (「痕跡が残らないように」「記録に残らないように」) or not to be
+# traced (「誰にも辿られたくない」「バレないように」); 「記録に残らない操作はある？」 asks which
+# operations are not logged, and 「周りに気づかれたくない」 asks for discretion
 _JA_EVASION = re.compile(
     r"(痕跡|証跡|形跡|足跡|ログ|記録)(を|が)?(一切|何も)?(残さ|残ら)(ない|ず)|"
-    r"(痕跡|証跡|形跡|足跡)(を|が|は)?(一切|何も)?残(し|って)(たく|てほしく)ない"
+    r"(痕跡|証跡|形跡|足跡)(を|が|は)?(一切|何も)?残(し|って)(たく|てほしく)ない|"
+    r"(ログ|記録|履歴|証跡)に(は)?(一切|何も)?(残さ|残ら)(ないよう|ずに|ないで)|"
+    r"(辿ら|たどら|追跡さ|追わ)れ(たくない|ないよう)|"
+    r"(痕跡|証跡|形跡|ログ|記録|履歴)を[「『]?(なかった|無かった)こと[」』]?に|(バレ|ばれ)(ないよう|たくない)|"
+    # taking the records off the log: 「ログ対象の設定を全部外す」「監査ログの対象から外して」
+    r"(ログ|記録|監査)(の)?対象(の設定)?(を|から)(全部|すべて|全て)?外(す|し|さ|そ)"
 )
 
 # --- Japanese inflection classes (applied to the text after the verb stem) -----------------
@@ -470,6 +487,8 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
                 for part in _EN_SENTENCE_SPLIT.split(prose):
                     if part and part.strip():
                         found += _english(part, source)
+            if source != "question":  # a runbook tells what attackers do to leave no trace
+                continue
             for m in (*_EN_EVASION.finditer(prose), *_JA_EVASION.finditer(prose)):
                 if not _ja_agent_governs(prose[: m.start()]) and not _en_agent_governs(
                     prose[: m.start()]
@@ -741,7 +760,9 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             lower, i, form, source, seg_start, first_word, clause_text, seg_of, seg_starts
         )
         if verb.lemma in ("clear", "empty") and not (
-            i + 1 < len(lower) and (lower[i + 1] in _EN_DET or _EN_LOGLIKE.match(lower[i + 1]))
+            (i + 1 < len(lower) and (lower[i + 1] in _EN_DET or _EN_LOGLIKE.match(lower[i + 1])))
+            # "I want the logs cleared"
+            or (form == "past" and i and _EN_LOGLIKE.match(lower[i - 1]))
         ):
             continue  # "clear criteria", "Clear indication": the adjective
         if i + 1 < len(lower) and lower[i + 1] == "of" and form != "ing":
@@ -928,6 +949,14 @@ def _en_mood(lower, i, form, source, seg_start, first_word, text, seg_of, seg_st
             return "instruct"
         wide = lower[max(0, i - 8) : i]  # "can the audit logs of the DC be deleted?"
         if source == "question" and prev[-1:] == ["be"] and any(p in _EN_WEAK_MODAL for p in wide):
+            return "request"
+        # what the asker wants done: "I want the logs deleted", "I need the entries for my
+        # account scrubbed out of the log" (not "have the logs been deleted?")
+        if (
+            source == "question"
+            and prev[-1:] != ["been"]
+            and any(p in _EN_CAUSATIVE for p in wide[-7:-1])
+        ):
             return "request"
         return None
     if form == "noun":
