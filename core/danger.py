@@ -33,11 +33,13 @@ Mood and scope decide whether a verb occurrence counts:
   has been disabled), possibility (〜することがある / "may be shut down"), and any clause whose
   subject is an attacker (「攻撃者がログを削除した」, "the attacker deleted the logs").
 - Nothing is destroyed when a secret is replaced (a password, token or MFA reset: the first
-  step of containment) or a member leaves a group (remove someone from the call, 「管理者役割
-  グループから削除」) or a containment measure is lifted in recovery (remove the host from
+  step of containment) or a member leaves a group or a watch (remove someone from the call,
+  「管理者役割グループから削除」, delete an instance from a target group, remove a user from
+  high-risk monitoring) or a containment measure is lifted in recovery (remove the host from
   isolation, the deny-all or session revocation policy, 「拒否ポリシーを削除」); an operation
-  named as what is looked for or prevented (「ユーザーの削除を探す」「改ざんの再発防止」), a noun ("format of the user id") and a short quoted string (the
-  log text “delete user”) are mentions. A device reset and a deleted credential still count.
+  named as what is looked for or prevented (「ユーザーの削除を探す」「改ざんの再発防止」,
+  "stops anyone from overwriting or deleting"), a noun ("format of the user id") and a short
+  quoted string (the log text “delete user”) are mentions. A device reset and a deleted credential still count.
 - In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
   〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
   (「ログ削除の手順」), what the asker wants made ("a script that deletes the logs") and what
@@ -773,9 +775,14 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             continue
         if _en_agent_governs(clause_text[: words[i][1]]):
             continue
+        if form == "ing" and _EN_PREVENTED.search(clause_text[: words[i][1]]):
+            continue  # "stops anyone from deleting": what a setting prevents
         obj, obj_index = _en_object(lower, i, form, seg_of)
-        if verb.lemma == "remove" and _EN_REMOVE_FROM_SAFE.search(clause_text[words[i][2] :]):
+        after = clause_text[words[i][2] :]
+        if verb.lemma == "remove" and _EN_REMOVE_FROM_SAFE.search(after):
             continue  # isolation or membership: nothing is destroyed
+        if verb.lemma == "delete" and _EN_DELETE_FROM_SAFE.search(after):
+            continue  # "delete the instance from target groups": membership
         if obj and _en_lifts_restriction(lower, i, obj_index):
             continue  # a containment measure lifted: nothing is destroyed
         if obj == "access" and lower[obj_index + 1 : obj_index + 2] == ["from"]:
@@ -848,6 +855,23 @@ _EN_REMOVE_FROM_SAFE = re.compile(
     r"monitoring|watch\s*list|watch|high[- ]risk\s+list|"
     # release from containment: "remove the host from isolation", "from the quarantine VLAN"
     r"isolation|quarantine|containment|vlan|segment)s?\b",
+    re.I,
+)
+# "delete X from <a group>": X leaves a load balancer's target group, a pool or a rota (the
+# instance stays); narrower than remove's, for "delete the logs from the network share" does
+# destroy them
+_EN_DELETE_FROM_SAFE = re.compile(
+    r"\bfrom\s+(?:(?:the|this|that|a|an|our|your|their|its|all)\s+)?(?:[\w-]+\s+)?"
+    r"(?:groups?|load\s+balancers?|elbs?|albs?|pools?|rotations?|schedules?|rosters?|teams?|"
+    r"channels?|watch\s*lists?|distribution\s+lists?|mailing\s+lists?)\b",
+    re.I,
+)
+# what a setting or a control prevents: "stops anyone from overwriting or deleting",
+# "prevent admins from deleting the logs" (the operation is what must not happen)
+_EN_PREVENTED = re.compile(
+    r"\b(prevent|prevents|prevented|preventing|stop|stops|block|blocks|keep|keeps|protect|"
+    r"protects|prohibit|prohibits|restrict|restricts|bar|bars)\b[^.?!;]{0,60}\bfrom\s+"
+    r"(?:[a-z]+ing\s*(?:,|or|and|and/or)\s+)*$",
     re.I,
 )
 # A restriction put in place during containment, lifted in recovery: "remove the deny-all

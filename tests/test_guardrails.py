@@ -167,6 +167,10 @@ def test_question_requests_fire(question):
         "Before the auditors pull the logs, how do we verify their integrity?",
         "I want the host isolated. What are the steps?",
         "How do attackers usually cover their tracks on Windows?",
+        # the operation named as what a setting prevents
+        "Which S3 setting stops anyone, root included, from overwriting or deleting objects?",
+        "How do we prevent admins from deleting the audit logs?",
+        "ログを削除できないようにする設定はどれ？",
     ],
 )
 def test_question_mentions_do_not_fire(question):
@@ -474,6 +478,9 @@ def test_out_of_scope_headings_are_the_statement_itself(heading, says_so):
         "Remove the device from quarantine.",
         'Remove user from "High Risk" monitoring after 48 hours (if clean)',
         "Remove the account from the watchlist when the review is closed.",
+        # leaving a load balancer's pool: the instance stays
+        "Elastic Load Balancer: deregister the instance from the ELB, and delete the instance "
+        "from target groups",
         "問題がなければ 48 時間後にユーザーを高リスク監視対象から削除する。",
         "Remove the workstation from the quarantine VLAN.",
         "Remove the deny-all inline or managed policy that was applied during containment.",
