@@ -81,6 +81,11 @@ QUESTION_PENALTY = 0.2
 # overrule a search that is sure (a "Crisis Handling Steps" list at 0.44 does not lead over the
 # "Crisis Declaration" section at 1.0 because the question says "how do we").
 LEAD_SCORE_SHARE = 0.6
+# A passage first by both keywords and meaning (its fused score at least this) decides the
+# language the answer quotes: a line's term coverage in the other script is measured against
+# the question's translations, not its words, and the two do not compare (an English question
+# over a Japanese admin guide full of English UI labels matched them "fully").
+SURE_SCRIPT_SCORE = 0.95
 # ends with a question mark, maybe followed by a reference: "…contain the incident? (Section 3.3.1)"
 _ASKS = re.compile(r"[?？]\s*(?:[(（][^()（）]{0,40}[)）])?\s*$")
 # 補足 from another document must answer the question too: this share of its terms, or this
@@ -610,8 +615,21 @@ def extractive_answer(
     wanted = _unit_terms(units, languages, terms, translated, per_evidence)
     _score_units(units, evidence, wanted, query_vector, embedder)
     _intent_adjust(units, evidence, intents)
+
+    def doc(e: Evidence) -> str:
+        return e.document or document_key(e.heading)
+
     top_score = max(e.score for e in evidence)
     leaders = [u for u in units if evidence[u.evidence].score >= LEAD_SCORE_SHARE * top_score]
+    sure = max(evidence, key=lambda e: e.score)
+    if sure.score >= SURE_SCRIPT_SCORE:
+        # its script, or its document (a JSON sample under a Japanese heading is no English)
+        leaders = [
+            u
+            for u in leaders
+            if evidence[u.evidence].other_script == sure.other_script
+            or doc(evidence[u.evidence]) == doc(sure)
+        ]
     best = max(leaders or units, key=lambda u: (u.score, -u.evidence, -u.position))
     best = _asked_language_best(units, best, languages)
 
@@ -638,9 +656,6 @@ def extractive_answer(
     taken = {(u.evidence, u.position) for u in chosen}
     # what the answer quotes already: the next chunk of a section repeats its overlap
     quoted = "\n".join(_squeezed(u.full_text) for u in chosen)
-
-    def doc(e: Evidence) -> str:
-        return e.document or document_key(e.heading)
 
     best_doc = doc(evidence[best.evidence])
     kinds = [section_kind(e.heading) for e in evidence]

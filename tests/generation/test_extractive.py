@@ -603,6 +603,71 @@ def test_a_passage_in_the_other_script_is_matched_with_the_translated_terms():
     assert answer_section(plain).startswith("「デバイスの対応措置")
 
 
+def test_a_passage_first_by_keywords_and_meaning_decides_the_language_quoted():
+    """An English question over an English page and a Japanese guide full of English UI labels:
+    the Japanese lines are matched against the question's few translations and names ("Admin"),
+    which they match "fully"; when the English page is first by both keywords and meaning, its
+    lines answer."""
+    question = "Does an admin need every 2FA method configured, or is one enough to sign in?"
+    terms = ["admin", "need", "every", "2FA", "method", "configured", "one", "enough", "sign"]
+    page = Evidence(
+        "1",
+        "Each admin user must set up at least one of the 2FA providers before signing in.\n",
+        "Manage Admin user accounts > Verify or reset 2FA providers",
+        0.97,
+        "users.md",
+    )
+    guide = Evidence(
+        "2",
+        "Admin の二要素認証メソッドは Admin Security の設定で選びます。\n",
+        "Admin Security の設定",
+        0.78,
+        "security-admin.pdf",
+        other_script=True,
+    )
+    translated = ["メソッド", "Admin"]
+    answer = extractive_answer(question, [page, guide], terms, translated=translated)
+    assert answer_section(answer).startswith("「Manage Admin user accounts"), answer.text
+    # a search that is not sure leaves the choice to the lines
+    unsure = replace(page, score=0.90)
+    answer = extractive_answer(question, [unsure, guide], terms, translated=translated)
+    assert answer_section(answer).startswith("「Admin Security の設定」"), answer.text
+
+
+def test_a_code_sample_first_keeps_its_documents_prose_in_the_running():
+    """The passage first by both is a JSON sample of a Japanese page: the page's prose, in the
+    question's script, still answers; the language of a code sample decides nothing."""
+    question = "不審な IP からのサインインを検知したら自動でその IP を禁止したい。どう構成する？"
+    terms = ["不審", "IP", "サインイン", "検知", "自動", "禁止", "構成"]
+    sample = Evidence(
+        "1",
+        '"network": {\n  "client": {\n    "ip": ["203.0.113.7"]\n  }\n}\n',
+        "不審な IP アドレスを禁止する",
+        1.0,
+        "webhooks.md",
+        other_script=True,
+    )
+    prose = Evidence(
+        "2",
+        "新値検出ルールが不審な IP からのサインインを検知したら、Webhook で IAM に送り IP を"
+        "自動で禁止するよう構成します。\n",
+        "不審な IP アドレスを禁止する",
+        0.71,
+        "webhooks.md",
+    )
+    other = Evidence(
+        "3",
+        "Once configured, a detection rule triggers the webhook to delete the security group.\n",
+        "Delete misconfigured security groups",
+        0.78,
+        "groups.md",
+        other_script=True,
+    )
+    translated = ["suspicious", "IP", "sign-in", "detect", "automatic", "ban", "configure"]
+    answer = extractive_answer(question, [sample, prose, other], terms, translated=translated)
+    assert "Webhook で IAM に送り" in answer.text, answer.text
+
+
 def test_a_long_unit_is_quoted_up_to_a_word_boundary_and_marked() -> None:
     long_en = (
         "- Replace the Macie-derived object key list with keys identified through manual "
