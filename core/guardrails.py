@@ -58,6 +58,7 @@ QUANTITY_NAMES = {
     "count": "回数・件数",
     "size": "量・割合",
     "limit": "上限",
+    "phone": "電話番号",
 }
 # A section saying what a runbook does not cover: a name found there is not a name it covers
 # ("Out of Scope: Okta, Entra ID…" does not make the playbook an answer about Okta).

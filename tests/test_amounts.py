@@ -76,6 +76,8 @@ def test_amounts_in_passages():
         ("オンコールは何人体制で回していますか？", "count"),
         ("What percentage of disk usage triggers the critical alert?", "size"),
         ("ディスク使用率は何％で警告にすべき？", "size"),
+        # the unit asked for makes it a size, though it asks for the most
+        ("既定だと Security ログは最大何MBまで持つの？", "size"),
         ("How much does the retainer cost?", "money"),
         ("What's the monthly price per server for the premium plan?", "money"),
         ("What's the maximum number of suppression rules per subscription?", "limit"),
@@ -86,6 +88,9 @@ def test_amounts_in_passages():
         ("この機能は有料ですか？", "charge"),
         ("Is there an extra charge for running historical jobs?", "charge"),
         ("Are we billed for the archived logs we rescan?", "charge"),
+        ("IAMキー漏えいの件でAWSサポートに電話したい。窓口の電話番号は？", "phone"),
+        ("What's the phone number of our outside retainer firm?", "phone"),
+        ("夜間は何番に電話すればいい？", "phone"),
     ],
 )
 def test_questions_asking_for_a_quantity(question, kind):
@@ -105,6 +110,8 @@ def test_questions_asking_for_a_quantity(question, kind):
         "ルールの数に上限はある？",  # "no" answers it
         "コストを抑える運用のコツは？",  # how to save, not whether it is charged
         "What does the billing alert mean?",
+        "電話番号を変更したユーザーのMFAはどう扱う？",  # about users, not a number to call
+        "Should we call the customer by phone or email them?",
     ],
 )
 def test_questions_whose_answer_need_not_be_a_number(question):
@@ -156,6 +163,18 @@ def test_quantities_in_passages():
     assert states_quantity("limit", ["ルールは最大 20 個まで作成できます。"])
     assert states_quantity("size", ["Critical above 90% usage."])
     assert not states_quantity("size", ["Critical when the disk is nearly full."])
+    # a number to call: a phone number or an extension, not a date or a word about phoning
+    assert states_quantity("phone", ["夜間窓口: 03-1234-5678（24時間）"])
+    assert states_quantity("phone", ["Call the retainer hotline at +1 (555) 010-0199."])
+    assert states_quantity("phone", ["SOC 当番へ内線 2345 で連絡する。"])
+    assert states_quantity("phone", ["フリーダイヤル 0120-123-456"])
+    assert not states_quantity("phone", ["AWS サポートに電話で連絡する。"])
+    assert not states_quantity("phone", ["2024-04-01 に改訂。チケット番号 12345 を記載する。"])
+    # the largest size is a size: "20 MB" answers "what is the maximum size of the log"
+    big = "What's the maximum size of the Security event log by default?"
+    assert asked_quantity(big) == "limit"
+    assert states_quantity("limit", ["The default maximum log size is 20 MB."], big)
+    assert not states_quantity("limit", ["The default maximum log size is 20 MB."])
 
 
 RUNBOOKS = {

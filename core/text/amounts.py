@@ -27,7 +27,12 @@ mention. The kinds:
 - **size** (何GB, what percentage, how much disk space): a number with a unit of size or a
   percentage.
 - **limit** (the maximum number of, how many … allowed, 上限, 最大いくつ, 何件まで): a bound with its
-  number (up to 100, a maximum of 50, 100 件まで, 最大 20, 上限は 10).
+  number (up to 100, a maximum of 50, 100 件まで, 最大 20, 上限は 10); of a size ("the maximum
+  size of the log"), a size (20 MB). 「最大何MBまで」 asks for a size.
+
+- **phone** (a number to call: 電話番号は？, 何番に電話, "what's the phone number of"): a phone
+  number or an extension (03-1234-5678, +1 555 010 0199, 0120-123-456, 内線 2345). A runbook
+  that says "call AWS Support" without the number does not give it.
 
 A question asking for none of these, or for one whose answer need not be a number ("how long
 does it take" can be answered "until the host is reimaged"; いつまで by an event), is not
@@ -40,7 +45,7 @@ import re
 import unicodedata
 from typing import Literal
 
-Quantity = Literal["money", "charge", "duration", "frequency", "count", "size", "limit"]
+Quantity = Literal["money", "charge", "duration", "frequency", "count", "size", "limit", "phone"]
 
 # "pay" but not "pay attention"; the nouns of a price, not "rate" (a rate limit) or "pricing" (a
 # plan's features)
@@ -180,6 +185,10 @@ _SIZE_Q = re.compile(
     re.IGNORECASE,
 )
 
+_SIZE_UNIT_Q = re.compile(r"何\s?(?:GB|MB|TB|KB|バイト|%|パーセント|割)", re.IGNORECASE)
+# a limit asked of a size ("the maximum size of the log", 「容量の上限」) is stated as a size
+_SIZE_WORD = re.compile(r"\b(?:size|space|storage|capacity|disk)\b|サイズ|容量", re.IGNORECASE)
+
 
 # whether something is charged for at all ("Is there an extra charge?", 「追加料金がかかりますか」,
 # 「有料ですか」): answered by an amount, by "free", or by a passage on what is billed
@@ -200,6 +209,23 @@ _CHARGE = re.compile(
 )
 
 
+# a number to call asked for, not a phone number talked about (「電話番号を変更したユーザー」)
+_PHONE_Q = re.compile(
+    r"電話番号(?:は|って|を教え|が知りたい|[?？])|何番に(?:電話|かけ)"
+    r"|\b(?:phone|telephone) number (?:of|for|to)\b"
+    r"|\bwhat(?:'s| is) the (?:[\w-]+ ){0,4}(?:phone|telephone) number\b"
+    r"|\bwhat number (?:do|should|can) (?:i|we) call\b",
+    re.IGNORECASE,
+)
+_PHONE = re.compile(
+    r"(?<![\d-])0\d{1,4}-\d{1,4}-\d{3,4}(?![\d-])"  # 03-1234-5678, 0120-123-456
+    r"|\+\d{1,3}[\s.-]?\(?\d{1,4}\)?(?:[\s.-]?\d{2,4}){2,4}"  # +81 3 1234 5678
+    r"|(?<!\d)\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}(?!\d)"  # (555) 010-0199
+    r"|内線\s?\d{2,6}|\bext(?:ension|\.)?\s?\d{2,6}\b",
+    re.IGNORECASE,
+)
+
+
 def asked_quantity(question: str) -> Quantity | None:
     """The kind of quantity ``question`` asks for, if it asks for one (see the module)."""
     text = unicodedata.normalize("NFKC", question)
@@ -207,6 +233,8 @@ def asked_quantity(question: str) -> Quantity | None:
         return "money"
     if _CHARGE_Q.search(text):
         return "charge"
+    if _SIZE_UNIT_Q.search(text):  # 「最大何MBまで」 asks for a size, though for the most
+        return "size"
     if _LIMIT_Q.search(text):
         return "limit"
     if _FREQUENCY_EN.search(text) or _FREQUENCY_JA.search(text):
@@ -217,6 +245,8 @@ def asked_quantity(question: str) -> Quantity | None:
         return "count"
     if _SIZE_Q.search(text):
         return "size"
+    if _PHONE_Q.search(text):
+        return "phone"
     return None
 
 
@@ -252,8 +282,14 @@ def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> 
         patterns = [_count_pattern(unicodedata.normalize("NFKC", question))]
     elif kind == "charge":  # an amount, "free", or what is billed
         patterns = [_AMOUNT, _CHARGE]
+    elif kind == "limit" and _SIZE_WORD.search(question):  # "20 MB" bounds a size
+        patterns = [_LIMIT, _SIZE]
     else:
-        patterns = [{"money": _AMOUNT, "duration": _DURATION, "size": _SIZE, "limit": _LIMIT}[kind]]
+        patterns = [
+            {"money": _AMOUNT, "duration": _DURATION, "size": _SIZE, "limit": _LIMIT}.get(
+                kind, _PHONE
+            )
+        ]
     return any(p.search(t) for p in patterns for t in texts)
 
 
