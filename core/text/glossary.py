@@ -677,10 +677,22 @@ def proper_names(text: str) -> list[str]:
     kept = [
         name
         for name in untranslated_names(text)
-        if name.lower() not in words and _squash(name) not in _COMMON_ABBREVIATIONS
+        if name.lower() not in words
+        and _squash(name) not in _COMMON_ABBREVIATIONS
+        and not _unit_of_a_number(name, text)
     ]
     names = [_with_number(name, text) for name in _phrases(text, kept)]
     return names + [n for n in dict.fromkeys(_JA_INSTITUTION.findall(text)) if n not in names]
+
+
+def _unit_of_a_number(name: str, text: str) -> bool:
+    """``name`` is written only right after a number, as a unit is ("1GB", "500 Mbps"): a
+    quantity the asker wants, which the runbook may write in other units."""
+    before = [
+        text[max(0, m.start() - 2) : m.start()]
+        for m in re.finditer(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", text)
+    ]
+    return bool(before) and all(re.search(r"\d ?$", b) for b in before)
 
 
 def _phrases(text: str, names: list[str]) -> list[str]:

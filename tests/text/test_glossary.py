@@ -129,6 +129,10 @@ def test_proper_names_are_the_names_a_question_is_about():
     # common abbreviations of computing are not names: a runbook may say "laptop"
     assert proper_names("ノートPCを紛失したときの最初の手順") == []
     assert proper_names("フィッシングメールのURLをクリックした利用者への対応") == []
+    # a unit after a number is a quantity, not a name: the runbook may say 1073741824 bytes
+    assert proper_names("OS標準のコマンドでSecurityログの上限を1GBに上げたい") == []
+    assert proper_names("Sysmon のログ上限を 2 GB にしたい") == ["Sysmon"]
+    assert "Mbps" not in proper_names("帯域が 500 Mbps を超えたら Cloudflare で遮断する")
     assert "Microsoft 365" in name_variants("M365") and name_variants("Falcon") == ("Falcon",)
     # a product's number is part of its name: Microsoft Teams is not Microsoft 365
     assert proper_names("Microsoft 365の監査ログを検索する方法") == ["Microsoft 365"]
