@@ -64,6 +64,9 @@ alert | アラート;警報;警告
 alerting | アラート通知;アラート発報
 notification | 通知;連絡
 notify | 通知する;連絡する
+inform | 知らせる;伝える
+after hours;overnight;night | 夜間;時間外;営業時間外
+weekend;holiday | 週末;休日;祝日
 page | 呼び出し;ページング
 paging | ページング;呼び出し
 acknowledge | 確認応答;了解;アクノレッジ
@@ -212,6 +215,8 @@ social engineering | ソーシャルエンジニアリング
 denial of service | サービス妨害;DoS
 distributed denial of service | 分散型サービス妨害;DDoS
 data breach | 情報漏えい;データ侵害;情報漏洩
+breach | 侵害;侵入
+damage | 被害;損害
 exfiltration | 持ち出し;流出;窃取
 leak | 漏えい;漏洩;流出
 unauthorized access | 不正アクセス
@@ -227,6 +232,7 @@ password reset | パスワードリセット
 account | アカウント
 user | ユーザー;利用者
 administrator | 管理者
+admin console;admin panel | 管理画面;管理コンソール
 privilege | 権限;特権
 access | アクセス
 access control | アクセス制御
@@ -257,6 +263,10 @@ dns | DNS;名前解決
 domain | ドメイン
 ip address | IPアドレス
 traffic | 通信;トラフィック
+connection | 接続;コネクション
+source ip;source address | 送信元;接続元;送信元IP
+port | ポート
+flood | フラッド
 packet | パケット
 wireless | 無線
 access point | アクセスポイント

@@ -70,6 +70,22 @@ def test_english_terms_match_whole_words_and_plurals():
         "attribute",
     ]
     assert translations("How many failed attempts?", "ja") == ["試行"]
+    # a network triage's words, and when a rota works
+    assert translations("netstat one-liner for connection counts per source IP", "ja") == [
+        "接続",
+        "送信元",
+    ]
+    assert translations("サポート当番は夜間や休日も対応する？", "en") == [
+        "support",
+        "on-call",
+        "after hours",
+        "weekend",
+        "respond",
+    ]
+    assert translations("Store got breached: how do we size up the damage?", "ja") == [
+        "侵害",
+        "被害",
+    ]
 
 
 def test_the_direction_follows_the_question_script():
