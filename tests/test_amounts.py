@@ -74,6 +74,7 @@ def test_amounts_in_passages():
         ("How many failed sign-in attempts lock the account?", "count"),
         ("サインインに何回失敗したらロックアウトされる？", "count"),
         ("オンコールは何人体制で回していますか？", "count"),
+        ("レート制限は1秒あたり何リクエストで設定すればいい？", "count"),
         ("What percentage of disk usage triggers the critical alert?", "size"),
         ("ディスク使用率は何％で警告にすべき？", "size"),
         # the unit asked for makes it a size, though it asks for the most
@@ -145,6 +146,10 @@ def test_quantities_in_passages():
     assert states_quantity("count", ["5回失敗するとロックされる。"], ja)
     assert states_quantity("count", ["after five unsuccessful attempts"], ja)
     assert not states_quantity("count", ["失敗が続く場合はロックする。"], ja)
+    rate = "レート制限は1秒あたり何リクエストで設定すればいい？"
+    assert states_quantity("count", ["Limit each client to 100 requests per second."], rate)
+    assert states_quantity("count", ["1 秒あたり 50 リクエストを上限にする。"], rate)
+    assert not states_quantity("count", ["Fastly のレート制限を有効にする。"], rate)
     assert states_quantity("charge", ["Historical jobs are billed per GB of logs scanned."])
     assert states_quantity("charge", ["この機能は追加料金なしで利用できます。"])
     assert states_quantity("charge", ["$0.10 per GB"])

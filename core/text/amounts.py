@@ -124,6 +124,7 @@ _COUNTED = (
     ("characters|chars|letters", "文字"),
     ("digits", "桁"),
     ("generations|versions|copies", "世代"),
+    ("requests|connections", "リクエスト|接続"),  # a rate limit: 「1秒あたり何リクエスト」
 )
 
 # --- questions -------------------------------------------------------------------------------
@@ -149,10 +150,10 @@ _FREQUENCY_JA = re.compile(
 )
 _COUNT_EN = re.compile(
     r"\bhow many (?:[a-z-]+\s+){0,3}?(times|attempts|tries|retries|failures|characters|digits"
-    r"|generations|versions|copies)\b",
+    r"|generations|versions|copies|requests|connections)\b",
     re.IGNORECASE,
 )
-_COUNT_JA = re.compile(r"何(回|度|件|人|名|台|個|通|文字|桁|世代)")
+_COUNT_JA = re.compile(r"何(回|度|件|人|名|台|個|通|文字|桁|世代|リクエスト|接続)")
 _LIMIT_Q = re.compile(
     r"\b(?:maximum|max|minimum|min)\.?\s+(?:number|count|amount|size|length)\b"
     r"|\bhow many\b[^?.!]{0,50}\b(?:allowed|permitted|supported|at most|at a time|at once)\b"
