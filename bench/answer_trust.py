@@ -12,6 +12,8 @@
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_b.json  # a vendor's
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_d.json  # SOPs
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_c.json  # another's
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_e.json  # plans
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_d.json  # a third's
     python -m bench.answer_trust --verbose --json out.json
 
 Indexes the runbook folder (default ``runbooks-dev`` from ``Settings.dataset_path``) into a state
@@ -23,7 +25,11 @@ product guides, half of them Japanese PDFs exported from Word, and three English
 same docs), ``answer_trust_mixed_d.json`` (SOC playbooks in English as Chromium and Word PDFs,
 .docx, a wiki page and Markdown, and a Japanese translation of incident-process articles) and
 ``answer_trust_jp_c.json`` (another vendor's Japanese product guides, PDFs printed by Chromium
-and exported from Word, a .docx, Markdown, and three English pages) are question sets over
+and exported from Word, a .docx, Markdown, and three English pages), ``answer_trust_mixed_e.json``
+(organisations' English incident-response policies, processes and playbooks as Word and Chromium
+PDFs, a .docx, a wiki page and Markdown, with Japanese cloud playbooks and a logging guide) and
+``answer_trust_jp_d.json`` (a third vendor's Japanese admin and incident guides, Word PDFs with a
+社外秘 header, Chromium PDFs, a .docx, a wiki page, and three English pages) are question sets over
 other third-party runbooks, whose sources their descriptions name) through the product's runbook pipeline
 (``core.pipelines.PIPELINES["runbook"]``, offline, no audit log). It prints per language pair
 (question language → language of the text holding the answer) and overall:
