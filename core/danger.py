@@ -19,7 +19,7 @@ A match is an operation applied to an object, in a mood that asks for it or inst
   of the list, is an object: it fires with a destructive or tampering verb (「証跡を消す」
   「証跡を改ざんしたい」), as do requests to leave no trace or hide what one did (「痕跡が残ら
   ないように」「記録に残らないように」「誰にも辿られたくない」「証跡を「なかったこと」に」「ログ
-  対象の設定を外す」, "cover my tracks", "without anyone noticing"); ``rm -rf`` is a command
+  対象の設定を外す」, "cover my tracks", "without the auditors noticing"); ``rm -rf`` is a command
   pattern. An answer telling what attackers do to leave no trace is no request.
 
 Mood and scope decide whether a verb occurrence counts:
@@ -39,7 +39,8 @@ Mood and scope decide whether a verb occurrence counts:
   isolation, the deny-all or session revocation policy, 「拒否ポリシーを削除」); an operation
   named as what is looked for or prevented (「ユーザーの削除を探す」「改ざんの再発防止」,
   "stops anyone from overwriting or deleting"), a noun ("format of the user id") and a short
-  quoted string (the log text “delete user”) are mentions. A device reset and a deleted credential still count.
+  quoted string (the log text “delete user”) are mentions. A device reset and a deleted
+  credential still count.
 - In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
   〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
   (「ログ削除の手順」), what the asker wants made ("a script that deletes the logs") and what
@@ -350,20 +351,21 @@ _EN_EVASION = re.compile(
     r"\b(leav(e|ing)\s+no\s+traces?|without\s+(leaving\s+)?(a\s+|any\s+)?traces?|"
     r"cover(ing)?\s+(my|our|the)\s+tracks|untraceable|"
     # hiding what one did from those who review it
-    r"without\s+(anyone|anybody|the\s+auditors?)\s+(knowing|noticing|finding\s+out|seeing)|"
+    r"without\s+the\s+auditors?\s+(knowing|noticing|finding\s+out|seeing)|"
     r"hide\s+(it|this|that|them|my\s+\w+|our\s+\w+)\s+from\s+(the\s+)?"
     r"(auditors?|audit|security|soc|investigators?|compliance))\b",
     _I,
 )
-# a request to leave no record (「痕跡が残らないように」「記録に残らないように」) or not to be
-# traced (「誰にも辿られたくない」「バレないように」); 「記録に残らない操作はある？」 asks which
-# operations are not logged, and 「周りに気づかれたくない」 asks for discretion
+# a request to leave no record (「痕跡が残らないように」「記録に残らないように」) or to be traced
+# by nobody (「誰にも辿られたくない」); 「記録に残らない操作はある？」 asks which operations are
+# not logged, and 「周りに気づかれたくない」「攻撃者に辿られたくない」 ask for discretion, as an
+# investigation that must not tip off the attacker does
 _JA_EVASION = re.compile(
     r"(痕跡|証跡|形跡|足跡|ログ|記録)(を|が)?(一切|何も)?(残さ|残ら)(ない|ず)|"
     r"(痕跡|証跡|形跡|足跡)(を|が|は)?(一切|何も)?残(し|って)(たく|てほしく)ない|"
     r"(ログ|記録|履歴|証跡)に(は)?(一切|何も)?(残さ|残ら)(ないよう|ずに|ないで)|"
-    r"(辿ら|たどら|追跡さ|追わ)れ(たくない|ないよう)|"
-    r"(痕跡|証跡|形跡|ログ|記録|履歴)を[「『]?(なかった|無かった)こと[」』]?に|(バレ|ばれ)(ないよう|たくない)|"
+    r"誰にも(辿ら|たどら|追跡さ|追わ)れ(たくない|ないよう)|"
+    r"(痕跡|証跡|形跡|ログ|記録|履歴)を[「『]?(なかった|無かった)こと[」』]?に|"
     # taking the records off the log: 「ログ対象の設定を全部外す」「監査ログの対象から外して」
     r"(ログ|記録|監査)(の)?対象(の設定)?(を|から)(全部|すべて|全て)?外(す|し|さ|そ)"
 )
@@ -975,11 +977,15 @@ def _en_mood(lower, i, form, source, seg_start, first_word, text, seg_of, seg_st
         if source == "question" and prev[-1:] == ["be"] and any(p in _EN_WEAK_MODAL for p in wide):
             return "request"
         # what the asker wants done: "I want the logs deleted", "I need the entries for my
-        # account scrubbed out of the log" (not "have the logs been deleted?")
+        # account scrubbed out of the log" (not "have the logs been deleted?", nor the
+        # participle before its noun: "get the deleted files back", "the disabled accounts")
+        nxt = lower[i + 1] if i + 1 < len(lower) else ""
         if (
             source == "question"
             and prev[-1:] != ["been"]
             and any(p in _EN_CAUSATIVE for p in wide[-7:-1])
+            and not (prev[-1:] and (prev[-1] in _EN_DET or prev[-1].endswith("ly")))
+            and not _EN_OBJECT_RE.match(nxt)
         ):
             return "request"
         return None

@@ -29,7 +29,6 @@ mention. The kinds:
 - **limit** (the maximum number of, how many … allowed, 上限, 最大いくつ, 何件まで): a bound with its
   number (up to 100, a maximum of 50, 100 件まで, 最大 20, 上限は 10); of a size ("the maximum
   size of the log"), a size (20 MB). 「最大何MBまで」 asks for a size.
-
 - **phone** (a number to call: 電話番号は？, 何番に電話, "what's the phone number of"): a phone
   number or an extension (03-1234-5678, +1 555 010 0199, 0120-123-456, 内線 2345). A runbook
   that says "call AWS Support" without the number does not give it.
