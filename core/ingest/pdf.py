@@ -658,9 +658,10 @@ def _looks_like_a_title(text: str) -> bool:
 
 def _size_counts(lines: list[PdfLine]) -> Counter[float]:
     """Characters set in each size (to the half point): the most common is the body's. Lines
-    in a code font count only when there is nothing else: a runbook of shell scripts in a
-    smaller monospaced font would make every line of prose "larger than the body"."""
-    prose = [ln for ln in lines if not ln.code] or lines
+    in a code font and a ruled table's rows count only when there is nothing else: a runbook of
+    shell scripts in a smaller monospaced font, or a severity matrix whose table is set smaller
+    than its paragraphs, would make every line of prose "larger than the body"."""
+    prose = [ln for ln in lines if not ln.code and not ln.cells] or lines
     sizes: Counter[float] = Counter()
     for line in prose:
         sizes[round(line.size * 2) / 2] += len(line.text.strip())

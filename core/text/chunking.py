@@ -116,7 +116,9 @@ __all__ = [
 #     a numbered heading may open on 本 as "this" (「1.1 本書の目的」).
 # 39: PDF: a bookmarked heading wrapped over lines joins by its script (「管理ポー」「トを」 with
 #     no space between, as body lines already did).
-CHUNKER_VERSION = 42
+# 43: PDF: a ruled table's rows do not count toward the body's size (a page mostly of a
+#     smaller table made its paragraphs "larger than the body" and their first lines headings).
+CHUNKER_VERSION = 43
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -1919,3 +1919,33 @@ def test_a_mermaid_diagram_printed_as_code_reads_as_its_edges(tmp_path: Path):
     assert "- Report → Analyze\n- Analyze →[Malicious] Contain" in doc.text
     assert "fill:#e74c3c" not in doc.text and "graph LR" not in doc.text
     assert "Analysts confirm the report before containment." in doc.text
+
+
+def test_a_page_mostly_of_a_smaller_table_keeps_its_paragraphs_as_text(tmp_path: Path):
+    """A severity matrix: most of the characters are a ruled table's, set smaller than the
+    paragraphs. The body's size is the paragraphs', not the table's: a paragraph's first lines
+    are no heading, and the heading above it heads all of it."""
+    pdf = new_pdf()
+    pdf.add_page()
+    write(pdf, "Severity Matrix", size=20, style="B")
+    write(pdf, "Severity", size=15, style="B")
+    paragraph = (
+        "The severity label is used to indicate the actual or potential impact and helps "
+        "determine the priority of the incident, and it should remain the highest level "
+        "assessed once triage has been done by the responders on call"
+    )
+    write(pdf, paragraph + ".", size=10.5)
+    pdf.set_font("Helvetica", size=9.5)
+    with pdf.table(col_widths=(25, 145), first_row_as_headings=False) as table:
+        for number in range(1, 13):
+            cells = table.row()
+            cells.cell(f"S{number}")
+            cells.cell(
+                f"Impact level {number}: customer data exposed, services degraded for a "
+                "large share of users, and the issue is exploitable without authentication"
+            )
+    write(pdf, "Exceptions", size=15, style="B")
+    write(pdf, "Exceptions to this procedure are tracked as policy exceptions.", size=10.5)
+    doc = load(tmp_path, pdf)
+    assert sections(doc) == [(1, "Severity"), (1, "Exceptions")]
+    assert paragraph.split(",")[0] in doc.text
