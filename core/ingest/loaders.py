@@ -24,7 +24,7 @@ from core.schemas.documents import Document, Heading
 
 log = logging.getLogger(__name__)
 
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 PDF_SUFFIXES = (".pdf",)
 DOCX_SUFFIXES = (".docx",)
 HTML_SUFFIXES = (".html", ".htm")

@@ -43,8 +43,9 @@ outside fenced code blocks (which are kept verbatim):
 - Images (``![alt](src)``, ``![alt][ref]``) are dropped; links keep their text and lose their
   target (inline, reference and defined shortcut links; autolinks keep the address, which is
   their text); reference-style definitions (``[id]: url``) and attribute lists
-  (``{: target="_blank"}``, ``{ .class }``, ``{#id}``) are dropped. Code spans are kept as
-  written.
+  (``{: target="_blank"}``, ``{ .class }``, ``{#id}``) are dropped, as is a heading's anchor
+  id written ``## Title [#id]``. Code spans are kept as written. ``.mdx`` pages are read as
+  Markdown (imports out, JSX components as their text).
 - Ordered lists keep their numbers as the page shows them: ``1.`` ``1.`` ``1.`` (Markdown's
   auto-numbering) becomes ``1.`` ``2.`` ``3.``, per list and nesting level, from the list's
   first number; bullets are written ``-``.
@@ -264,6 +265,8 @@ def _closes(line: str, fence: str) -> bool:
 
 
 _ATX = re.compile(r"( {0,3})(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
+# a heading's own anchor id as Docusaurus-style sites write it: "## How muting works [#overview]"
+_HEADING_ID = re.compile(r"(?:\s*\[#[\w\\-]+\])+\s*$")  # "[#coordinated\_disclosure]" too
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
 _THEMATIC = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})")
 _ITEM = re.compile(r"( *)(?:(\d{1,9})([.)])|([-*+]))(?:[ \t]+(.*)|$)")
@@ -408,6 +411,46 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+# a tag whose attributes go on over the next lines, as MDX pages write them ("<img" /
+# '  alt="…"' / '  src="…"' / "/>", "<Collapser" / '  title="…"' / ">")
+_OPEN_TAG = re.compile(r"[ \t]*<[A-Za-z][\w.:-]*(?:\s+[^<>]*)?")
+_TAG_LINES = 12
+
+
+def _join_open_tags(lines: list[str]) -> list[str]:
+    """``lines`` with each tag written over several lines joined into one, outside code blocks:
+    its attributes are no text of the page, and a component's title still names its part."""
+    out: list[str] = []
+    fence: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if fence is not None:
+            fence = None if _closes(line, fence) else fence
+        elif (opened := _FENCE.fullmatch(line)) and not (
+            opened.group(2)[0] == "`" and "`" in opened.group(3)
+        ):
+            fence = opened.group(2)
+        elif _OPEN_TAG.fullmatch(line):
+            end = next(
+                (
+                    j
+                    for j in range(i + 1, min(len(lines), i + 1 + _TAG_LINES))
+                    if not lines[j].strip() or ">" in lines[j]
+                ),
+                None,
+            )
+            if end is not None and lines[end].strip():
+                out.append(
+                    " ".join([line.rstrip(), *(ln.strip() for ln in lines[i + 1 : end + 1])])
+                )
+                i = end + 1
+                continue
+        out.append(line)
+        i += 1
+    return out
+
+
 class _MarkdownHeadings(TextBuilder):
     """HTML blocks inside Markdown: headings are written as ``#`` lines for the chunker."""
 
@@ -500,6 +543,7 @@ class _Transformer:
         return None
 
     def run(self, lines: list[str]) -> list[str]:
+        lines = _join_open_tags(lines)
         out: list[str] = []
         lists = _Lists()
         fence: str | None = None
@@ -609,7 +653,7 @@ class _Transformer:
                 continue
             atx = _ATX.fullmatch(line)
             if atx:
-                title = self.inline(atx.group(3) or "").strip()
+                title = self.inline(_HEADING_ID.sub("", atx.group(3) or "")).strip()
                 out.append(f"{atx.group(2)} {title}" if title else atx.group(2))
                 lists.reset()
                 after_blank, paragraph = False, False

@@ -118,7 +118,9 @@ __all__ = [
 #     no space between, as body lines already did).
 # 43: PDF: a ruled table's rows do not count toward the body's size (a page mostly of a
 #     smaller table made its paragraphs "larger than the body" and their first lines headings).
-CHUNKER_VERSION = 43
+# 44: Markdown: .mdx pages; a heading's anchor id ("## Title [#id]") out of its title; a tag
+#     written over several lines (an image, a component) leaves no attribute lines.
+CHUNKER_VERSION = 44
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -394,6 +394,39 @@ def test_an_mdx_page_s_imports_are_out_and_its_tabs_keep_their_labels():
     ]
 
 
+def test_an_mdx_file_is_read_with_its_multiline_tags_and_heading_ids_out(tmp_path: Path):
+    """A docs site's .mdx page: a heading's own anchor id (``[#overview]``, escaped or doubled
+    by a translation) is no part of its title; a tag written over several lines (an image, a
+    component with its title) leaves no attribute lines, and a component's title names its
+    part."""
+    page = tmp_path / "muting-rules.mdx"
+    page.write_text(
+        "---\ntitle: 'Muting rules: Suppress notifications'\n---\n\n"
+        "import Callout from '@site/Callout';\n\n"
+        "Muting rules stop notifications during maintenance.\n\n"
+        "## How muting rules work [#overview]\n\n"
+        '<img\n  title="Manage muting rules"\n  alt="Manage muting rules"\n'
+        '  src="/images/muting-rules.webp"\n/>\n\n'
+        "Muted incidents are still recorded.\n\n"
+        "## 調整された開示プログラム [#coordinated\\_disclosure][#coordinated_disclosure]\n\n"
+        '<Collapser\n  id="nerdgraph"\n  title="Mute with NerdGraph"\n>\n'
+        "  Use the alertsMutingRuleCreate mutation.\n</Collapser>\n\n"
+        '```jsx\n<img\n  src="kept.png"\n/>\n```\n',
+        encoding="utf-8",
+    )
+    doc, _ = load_file(page, tmp_path, 1_000_000)
+    assert doc.kind == "markdown" and doc.title == "Muting rules: Suppress notifications"
+    prose, code = doc.text.split("```jsx")
+    lines = [ln.strip() for ln in prose.split("\n") if ln.strip()]
+    assert [ln for ln in lines if ln.startswith("#")] == [
+        "## How muting rules work",
+        "## 調整された開示プログラム",
+    ]
+    assert not any(ln.startswith(("src=", "alt=", "title=", "id=", "/>", ">")) for ln in lines)
+    assert "Mute with NerdGraph" in lines and "Muted incidents are still recorded." in lines
+    assert code.split("\n")[1:4] == ["<img", '  src="kept.png"', "/>"]  # code as written
+
+
 def test_gitbook_hints_lead_with_their_style():
     source = (
         '{% hint style="danger" %}\n本番のデータベースでは実行しない。\n{% endhint %}\n\n'
