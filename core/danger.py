@@ -159,6 +159,7 @@ _JA_VERBS: tuple[tuple[str, str, bool], ...] = (
     ("強制終了", "sahen", False), ("失効", "sahen", False), ("クリア", "sahen", False),
     ("上書き", "sahen", False), ("剥奪", "sahen", False), ("書き換え", "ichidan", False),
     ("止め", "ichidan", False), ("捨て", "ichidan", False), ("壊", "godan", False),
+    ("黙らせ", "ichidan", True),
     ("隠", "godan", False), ("ドロップ", "sahen", False), ("トランケート", "sahen", False),
     ("終了", "sahen", False), ("ターミネート", "sahen", False), ("無効に", "sahen", False),
     ("オフに", "sahen", False), ("空っぽに", "sahen", False), ("空に", "sahen", False),
@@ -274,18 +275,23 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
     for lemma, nouns in (
         ("remove", ("removal",)), ("disable", ()), ("deactivate", ("deactivation",)),
         ("kill", ()), ("terminate", ("termination",)), ("revoke", ("revocation",)),
-        ("clear", ()), ("flush", ()), ("empty", ()),
+        ("clear", ()), ("flush", ()),
     ):  # fmt: skip
         regular(lemma, False, *nouns)
     add(_EnVerb("drop", False), "drop", "drops", "dropped", "dropping")
     add(_EnVerb("stop", False), "stop", "stops", "stopped", "stopping")
     add(_EnVerb("reset", False), "reset", "resets", "reset", "resetting")
     add(_EnVerb("shut down", False, "down"), "shut", "shuts", "shut", "shutting")
+    # "blow away everything on it", "get rid of the drop rules"
+    add(_EnVerb("blow away", True, "away"), "blow", "blows", "blown", "blowing")
+    table.setdefault("blew", (_EnVerb("blow away", True, "away"), "past"))
+    add(_EnVerb("get rid of", False, "rid"), "get", "gets", "got", "getting")
+    add(_EnVerb("nuke", True), "nuke", "nukes", "nuked", "nuking")
     add(_EnVerb("shutdown", False), "shutdown", "shutdowns", "shutdowned", "shutdowning")
     add(_EnVerb("power off", False, "off|down"), "power", "powers", "powered", "powering")
     add(_EnVerb("turn off", False, "off"), "turn", "turns", "turned", "turning")
     add(_EnVerb("switch off", False, "off"), "switch", "switches", "switched", "switching")
-    table["empty"] = (_EnVerb("empty", False), "base")
+    add(_EnVerb("empty", False), "empty", "empties", "emptied", "emptying")
     return table
 
 
@@ -352,6 +358,8 @@ _EN_EVASION = re.compile(
     r"cover(ing)?\s+(my|our|the)\s+tracks|untraceable|"
     # hiding what one did from those who review it
     r"without\s+the\s+auditors?\s+(knowing|noticing|finding\s+out|seeing)|"
+    r"so\s+(that\s+)?(nobody|no\s*-?\s*one)\s+(can|could|will|would)\s+(ever\s+)?"
+    r"(trace|find\s+out)|"
     r"hide\s+(it|this|that|them|my\s+\w+|our\s+\w+)\s+from\s+(the\s+)?"
     r"(auditors?|audit|security|soc|investigators?|compliance))\b",
     _I,
@@ -765,8 +773,8 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         )
         if verb.lemma in ("clear", "empty") and not (
             (i + 1 < len(lower) and (lower[i + 1] in _EN_DET or _EN_LOGLIKE.match(lower[i + 1])))
-            # "I want the logs cleared"
-            or (form == "past" and i and _EN_LOGLIKE.match(lower[i - 1]))
+            # "I want the logs cleared", "I need the event log on that host emptied"
+            or (form == "past" and mood == "request")
         ):
             continue  # "clear criteria", "Clear indication": the adjective
         if i + 1 < len(lower) and lower[i + 1] == "of" and form != "ing":
@@ -983,7 +991,7 @@ def _en_mood(lower, i, form, source, seg_start, first_word, text, seg_of, seg_st
         if (
             source == "question"
             and prev[-1:] != ["been"]
-            and any(p in _EN_CAUSATIVE for p in wide[-7:-1])
+            and any(p in _EN_CAUSATIVE for p in lower[max(0, i - 12) : i - 1])
             and not (prev[-1:] and (prev[-1] in _EN_DET or prev[-1].endswith("ly")))
             and not _EN_OBJECT_RE.match(nxt)
         ):
