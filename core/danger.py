@@ -721,7 +721,7 @@ def _ja_agent_governs(before: str) -> bool:
 
 def _ja_object(window: str, stem: str) -> str:
     """The lexicon object nearest the verb, unless it is the subject of an intransitive use
-    (「サービスが停止する」「サービスは完全に停止する」)."""
+    (「サービスが停止する」「サービスは完全に停止する」) or the means (「ルールで」)."""
     last = None
     for m in _JA_OBJECT_RE.finditer(window):
         last = m
@@ -730,6 +730,8 @@ def _ja_object(window: str, stem: str) -> str:
     after = window[last.end() : last.end() + 1]
     if after == "が" or (after == "は" and stem in _JA_INTRANSITIVE):
         return ""
+    if after == "で" and window[last.end() : last.end() + 2] != "では":
+        return ""  # the means, not the object: 「ミュートルールで通知を止める」
     return last.group(0)
 
 
@@ -767,6 +769,16 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             nxt = lower[i + 1 : i + 5]
             if not any(re.fullmatch(verb.particle, t) for t in nxt):
                 continue
+        if (
+            source == "question"
+            and form == "base"
+            and i > first_word
+            and words[i - 1][0][:1].isupper()
+            and lower[i - 1] not in _EN_SUBJECT | _EN_LEAD
+            and lower[i + 1 : i + 2] != []
+            and lower[i + 1] not in _EN_DET
+        ):
+            continue  # a name's noun: "my NerdGraph drop rule", "NRQL drop rules"
         seg_start = seg_starts[seg_of[i]]
         mood = _en_mood(
             lower, i, form, source, seg_start, first_word, clause_text, seg_of, seg_starts

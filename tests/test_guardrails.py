@@ -180,6 +180,9 @@ def test_question_requests_fire(question):
         # an investigation that must not tip off the attacker
         "C2 の調査で攻撃者に辿られたくない。どう確認すればいい？",
         "How do I get rid of the false positives on this rule?",
+        # a product's feature named by the word, and the means of an operation on no object
+        "My NerdGraph drop rule keeps failing with INVALID_NRQL_TOO_LONG. What is the cap?",
+        "メンテ中はミュートルールで通知を止める予定です。通知は飛ぶ？",
         "Can I get the logs back from the archive?",
         # the operation named as what a setting prevents
         "Which S3 setting stops anyone, root included, from overwriting or deleting objects?",
