@@ -14,6 +14,8 @@
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_c.json  # another's
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_e.json  # plans
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_d.json  # a third's
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_f.json  # + MkDocs
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_e.json  # .mdx pages
     python -m bench.answer_trust --verbose --json out.json
 
 Indexes the runbook folder (default ``runbooks-dev`` from ``Settings.dataset_path``) into a state
@@ -29,7 +31,11 @@ and exported from Word, a .docx, Markdown, and three English pages), ``answer_tr
 (organisations' English incident-response policies, processes and playbooks as Word and Chromium
 PDFs, a .docx, a wiki page and Markdown, with Japanese cloud playbooks and a logging guide) and
 ``answer_trust_jp_d.json`` (a third vendor's Japanese admin and incident guides, Word PDFs with a
-社外秘 header, Chromium PDFs, a .docx, a wiki page, and three English pages) are question sets over
+社外秘 header, Chromium PDFs, a .docx, a wiki page, and three English pages),
+``answer_trust_mixed_f.json`` (vulnerability-response and incident procedures in English, one
+MkDocs page with admonitions, and three Japanese pages) and ``answer_trust_jp_e.json`` (a fourth
+vendor's Japanese guides as Word and Chromium PDFs, a .docx, a wiki page and ``.mdx``, and three
+English pages) are question sets over
 other third-party runbooks, whose sources their descriptions name) through the product's runbook pipeline
 (``core.pipelines.PIPELINES["runbook"]``, offline, no audit log). It prints per language pair
 (question language → language of the text holding the answer) and overall:

@@ -262,6 +262,8 @@ def test_load_questions_rejects_a_bad_entry(tmp_path: Path) -> None:
         "answer_trust_jp_c.json",
         "answer_trust_mixed_e.json",
         "answer_trust_jp_d.json",
+        "answer_trust_mixed_f.json",
+        "answer_trust_jp_e.json",
     ],
 )
 def test_the_other_development_question_files_are_consistent(name: str) -> None:
