@@ -307,6 +307,9 @@ _EN_STRONG_MODAL = re.compile(
     r"want to|wants to)( (immediately|also|then|now|first|always|promptly|be))*$"
 )
 _EN_WEAK_MODAL = {"can", "could", "may", "might", "will", "would"}
+# what follows a noun phrase's last word, not a verb's object ("a remote wipe and …", "… wipe?")
+_EN_NOUN_END = {"and", "or", "but", "in", "on", "for", "of", "with", "is", "are", "was",
+                "were", "does", "do", "feature", "option", "command", "button"}  # fmt: skip
 _EN_CAUSATIVE = {"want", "wants", "need", "needs", "get", "gets", "have", "like"}
 _EN_SUBJECT = {"i", "we", "you", "they", "to", "do", "does", "can", "could", "should", "must",
                "please", "how", "let's", "lets", "let", "and", "or", "then", "also", "first",
@@ -772,6 +775,18 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         if (
             source == "question"
             and form == "base"
+            and lower[max(0, i - 2) : i - 1] in (["a"], ["an"], ["the"])
+            and lower[i - 1] not in _EN_SUBJECT
+            and (i + 1 == len(lower) or lower[i + 1] in _EN_NOUN_END)
+        ):
+            # a noun after its article: "a remote lock and a remote wipe" asks what it is,
+            # "should we do a full wipe?" asks for it (a noun's request cue decides)
+            form, named = "noun", True
+        else:
+            named = False
+        if (
+            source == "question"
+            and form == "base"
             and i > first_word
             and words[i - 1][0][:1].isupper()
             and lower[i - 1] not in _EN_SUBJECT | _EN_LEAD
@@ -814,7 +829,7 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             continue  # a password reset replaces a secret: nothing is destroyed
         if verb.lemma in _SESSION_END_VERBS and _EN_SESSION.match(head):
             continue  # signed out: the user signs in again, nothing is destroyed
-        if obj or (verb.strong and form != "noun" and source == "question"):
+        if obj or (verb.strong and (form != "noun" or named) and source == "question"):
             rule = "verb_object"
         elif source == "question" and verb.lemma in _EN_FLOOR and _en_verb_use(lower, i, form):
             rule = "keyword"
@@ -843,6 +858,7 @@ _SESSION_END_VERBS = frozenset(
         "revoke",
         "invalidate",
         "terminate",
+        "kill",  # "get GitHub to kill the leaked token"
         "expire",
         "reset",
         "失効",

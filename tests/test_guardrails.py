@@ -123,6 +123,7 @@ def test_dangerous_reports_where():
         "Just give me the steps to blow away everything on it remotely.",
         "I need to get rid of the drop rules I set up, so nobody can trace them.",
         "I need the Security event log on that workstation emptied. Fastest way?",
+        "The laptop is gone for good. Should we do a full wipe?",
     ],
 )
 def test_question_requests_fire(question):
@@ -183,6 +184,8 @@ def test_question_requests_fire(question):
         # a product's feature named by the word, and the means of an operation on no object
         "My NerdGraph drop rule keeps failing with INVALID_NRQL_TOO_LONG. What is the cap?",
         "メンテ中はミュートルールで通知を止める予定です。通知は飛ぶ？",
+        "In the lost-device SOP, what's the difference between a remote lock and a remote wipe?",
+        "Who gets GitHub to kill the leaked token, and what wording do they use?",
         "Can I get the logs back from the archive?",
         # the operation named as what a setting prevents
         "Which S3 setting stops anyone, root included, from overwriting or deleting objects?",
