@@ -144,6 +144,7 @@ def test_proper_names_are_the_names_a_question_is_about():
     assert proper_names("JPCERT/CC に報告するときの様式は？") == ["JPCERT/CC"]
     # common abbreviations of computing are not names: a runbook may say "laptop"
     assert proper_names("ノートPCを紛失したときの最初の手順") == []
+    assert proper_names("In the lost-device SOP, what is a remote wipe?") == []  # a word
     assert proper_names("フィッシングメールのURLをクリックした利用者への対応") == []
     # a unit after a number is a quantity, not a name: the runbook may say 1073741824 bytes
     assert proper_names("OS標準のコマンドでSecurityログの上限を1GBに上げたい") == []
