@@ -127,7 +127,7 @@ owner | オーナー;担当者;責任者
 template | テンプレート;ひな形;雛形
 checklist | チェックリスト
 procedure | 手順;手続き
-standard operating procedure;sop | 標準作業手順;手順書
+standard operating procedure;sop | 標準作業手順;SOP
 runbook | ランブック;手順書
 playbook | プレイブック;対応手順書
 policy | ポリシー;方針;規程
