@@ -464,6 +464,14 @@ def describe(match: DangerMatch) -> str:
     return f"「{match.phrase}」（{SOURCE_LABELS[match.source]}・{RULE_LABELS[match.rule]}）"
 
 
+# An extractive answer's lead line names where it quotes from: 「Drop data using NerdGraph >
+# Create a drop data rule」より [1]:. The document's and parent sections' titles are names (a
+# page called "Drop data using NerdGraph" instructs nothing, nor does a page's title alone);
+# the quoted section's own title is read as its lines are ("Users > Delete an Admin user" over
+# its steps still fires).
+_LEAD_LINE = re.compile(r"^「(?:[^「」]*? > ([^「」]*)|[^「」]*)」より(?: \[\d+\])?:?\s*$")
+
+
 def detect(text: str, source: DangerSource) -> list[DangerMatch]:
     """Every destructive operation the text asks for (question) or instructs (answer)."""
     found: list[DangerMatch] = []
@@ -478,6 +486,8 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
             if not _prohibits(intro):
                 found += _commands(line, source)
             continue
+        if source == "answer":
+            line = _LEAD_LINE.sub(lambda m: m.group(1) or "", line)
         if line.strip():
             intro = line
         prose_lines.append(line)

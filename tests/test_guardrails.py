@@ -572,3 +572,29 @@ def test_destruction_beside_a_restriction_still_fires(answer, phrase):
 def test_what_a_tool_does_is_a_description_not_an_instruction(answer, phrase):
     matches = guardrails.detect_dangerous_operations("", answer).matches
     assert [m.phrase for m in matches] == ([phrase] if phrase else []), matches
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        # a page's title and a parent section's are names; the quoted section's own title is
+        # read as its lines are
+        (
+            "「Drop data using NerdGraph > Create a drop data rule」より [1]:\n- NRQL up to 4096.",
+            None,
+        ),
+        ("「Drop data using NerdGraph」より [2]:\n- Rules apply to new data only. [2]", None),
+        (
+            "「Users > Delete an Admin user」より [1]:\n- Open the user list. [1]",
+            "Delete an Admin user",
+        ),
+        (
+            "「ユーザーの管理 > ユーザーを削除する」より [1]:\n- 管理画面を開く [1]",
+            "ユーザーを削除する",
+        ),
+        ("「Ransomware」より [1]:\n- Delete the logs. [1]", "Delete the logs"),
+    ],
+)
+def test_an_answer_s_lead_line_names_its_source(answer, phrase):
+    matches = guardrails.detect_dangerous_operations("", answer).matches
+    assert [m.phrase for m in matches] == ([phrase] if phrase else []), matches
