@@ -61,7 +61,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.schemas.answer import DangerMatch, DangerSource
+from core.schemas.answer import DangerMatch, DangerSource, quoted_heading
 
 # --- the design's list (the floor for recall on the question) -------------------------------
 DANGEROUS_KEYWORDS = (
@@ -323,6 +323,7 @@ _EN_NOT_VERB_BEFORE = {"the", "a", "an", "this", "that", "is", "are", "was", "we
 _EN_LEAD = {"then", "and", "or", "also", "first", "next", "finally", "immediately", "now",
             "please", "step", "afterwards", "optionally", "carefully", "manually",
             "permanently", "securely", "quickly"}  # fmt: skip
+_EN_SUBJECT_OR_LEAD = _EN_SUBJECT | _EN_LEAD
 _EN_SUBORDINATE = {
     "if",
     "when",
@@ -464,12 +465,16 @@ def describe(match: DangerMatch) -> str:
     return f"「{match.phrase}」（{SOURCE_LABELS[match.source]}・{RULE_LABELS[match.rule]}）"
 
 
-# An extractive answer's lead line names where it quotes from: 「Drop data using NerdGraph >
-# Create a drop data rule」より [1]:. The document's and parent sections' titles are names (a
-# page called "Drop data using NerdGraph" instructs nothing, nor does a page's title alone);
-# the quoted section's own title is read as its lines are ("Users > Delete an Admin user" over
-# its steps still fires).
-_LEAD_LINE = re.compile(r"^「(?:[^「」]*? > ([^「」]*)|[^「」]*)」より(?: \[\d+\])?:?\s*$")
+def _lead_line_text(line: str) -> str:
+    """An extractive answer's lead line (「Drop data using NerdGraph > Create a drop data
+    rule」より [1]:) as the text it instructs: the document's and parent sections' titles are
+    names (a page called "Drop data using NerdGraph" instructs nothing, nor does a page's title
+    alone); the quoted section's own title is read as its lines are ("Users > Delete an Admin
+    user" over its steps still fires). Any other line as it is."""
+    heading = quoted_heading(line)
+    if heading is None:
+        return line
+    return heading.rsplit(" > ", 1)[1] if " > " in heading else ""
 
 
 def detect(text: str, source: DangerSource) -> list[DangerMatch]:
@@ -487,7 +492,7 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
                 found += _commands(line, source)
             continue
         if source == "answer":
-            line = _LEAD_LINE.sub(lambda m: m.group(1) or "", line)
+            line = _lead_line_text(line)
         if line.strip():
             intro = line
         prose_lines.append(line)
@@ -799,7 +804,7 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             and form == "base"
             and i > first_word
             and words[i - 1][0][:1].isupper()
-            and lower[i - 1] not in _EN_SUBJECT | _EN_LEAD
+            and lower[i - 1] not in _EN_SUBJECT_OR_LEAD
             and lower[i + 1 : i + 2] != []
             and lower[i + 1] not in _EN_DET
         ):

@@ -41,6 +41,7 @@ from core.generation.intent import (
 )
 from core.generation.sentences import sentence_ends
 from core.generation.support import passage_vectors
+from core.schemas.answer import source_lead
 from core.schemas.documents import CELL_SEPARATOR
 from core.text.english import is_plain_word, same_stem_in
 from core.text.script import dominant_script
@@ -619,10 +620,10 @@ def extractive_answer(
     def doc(e: Evidence) -> str:
         return e.document or document_key(e.heading)
 
-    top_score = max(e.score for e in evidence)
-    leaders = [u for u in units if evidence[u.evidence].score >= LEAD_SCORE_SHARE * top_score]
     sure = max(evidence, key=lambda e: e.score)
-    if sure.score >= SURE_SCRIPT_SCORE:
+    top_score = sure.score
+    leaders = [u for u in units if evidence[u.evidence].score >= LEAD_SCORE_SHARE * top_score]
+    if top_score >= SURE_SCRIPT_SCORE:
         # its script, or its document (a JSON sample under a Japanese heading is no English)
         leaders = [
             u
@@ -696,14 +697,14 @@ def extractive_answer(
         extras = [u for u in extras if u.evidence != top.evidence]
 
     ev = evidence[best.evidence]
-    lines = [f"「{ev.heading}」より [{ev.label}]:" if ev.heading else f"[{ev.label}]:"]
+    lines = [source_lead(ev.heading, ev.label) if ev.heading else f"[{ev.label}]:"]
     lines += _list_break(chosen)
     lines += _render_all(chosen, ev.label)
     if second:
         other = evidence[second[0].evidence]
         lines.append("")
         lines.append(
-            f"「{other.heading}」より [{other.label}]:" if other.heading else f"[{other.label}]:"
+            source_lead(other.heading, other.label) if other.heading else f"[{other.label}]:"
         )
         lines += _list_break(second)
         lines += _render_all(second, other.label)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from core.generation.citations import marker_spans
+from core.schemas.answer import SOURCE_LEAD
 from core.text.script import SCRIPT_NAMES_JA
 
 # one or more list prefixes: "1. ", "- ", "①", and "- 2. " (a step quoted as a bullet)
@@ -38,9 +39,6 @@ REFUSALS = (
 LANGUAGE_NOTES = tuple(f"原文（{name}）から引用しています。" for name in SCRIPT_NAMES_JA.values())
 REFUSAL_TAIL = 6
 MAX_LEAD_CHARS = 80  # a line ending in a colon longer than this is a sentence, not a heading
-# the extractive answer's lead naming the section it quotes, however long the heading path
-# (「IRP-Ransomware: … > Part 3 — Contain > 3.2 Containment Actions」より [1]:)
-_SOURCE_LEAD = re.compile(r"「[^「」\n]+」より\s*[:：]")
 _NON_WORD = re.compile(r"[\W_]+")
 _SPACE_BEFORE_END = re.compile(r"\s+([。．.、，,！!？?:：])(?=\s|$)")
 
@@ -170,7 +168,7 @@ def is_boilerplate_line(line: str) -> bool:
         return True
     if bare in LANGUAGE_NOTES or _HEADING.match(line) or _REFERENCE_LINE.match(bare):
         return True
-    if bare.endswith((":", "：")) and (len(bare) <= MAX_LEAD_CHARS or _SOURCE_LEAD.fullmatch(bare)):
+    if bare.endswith((":", "：")) and (len(bare) <= MAX_LEAD_CHARS or SOURCE_LEAD.fullmatch(bare)):
         return True
     # a refusal, alone or with a short tail (「不明です。」)
     return any(bare.startswith(r) and len(bare) <= len(r) + REFUSAL_TAIL for r in REFUSALS)

@@ -252,6 +252,13 @@ def clean_inline(text: str, labels: frozenset[str] = frozenset(), raw_html: bool
 _FENCE = re.compile(r"( *)(`{3,}|~{3,})(.*)")
 
 
+def _opens_fence(line: str) -> re.Match[str] | None:
+    """The fence ``line`` opens a code block with, if it does (a backtick fence's info string
+    has no backtick: "```a``` b" is inline code)."""
+    match = _FENCE.fullmatch(line)
+    return match if match and not (match.group(2)[0] == "`" and "`" in match.group(3)) else None
+
+
 def _closes(line: str, fence: str) -> bool:
     """Whether ``line`` closes the code fence opened with ``fence`` (the same character, at
     least as many, nothing after it)."""
@@ -427,9 +434,7 @@ def _join_open_tags(lines: list[str]) -> list[str]:
         line = lines[i]
         if fence is not None:
             fence = None if _closes(line, fence) else fence
-        elif (opened := _FENCE.fullmatch(line)) and not (
-            opened.group(2)[0] == "`" and "`" in opened.group(3)
-        ):
+        elif opened := _opens_fence(line):
             fence = opened.group(2)
         elif _OPEN_TAG.fullmatch(line):
             end = next(
@@ -564,8 +569,8 @@ class _Transformer:
                 after_blank, paragraph = True, False
                 i += 1
                 continue
-            fence_match = _FENCE.fullmatch(line)
-            if fence_match and not (fence_match.group(2)[0] == "`" and "`" in fence_match.group(3)):
+            fence_match = _opens_fence(line)
+            if fence_match:
                 diagram = self._diagram(lines, i, fence_match)
                 if diagram is not None:
                     read, i = diagram

@@ -6,12 +6,29 @@ Both pipelines (``core.runbook_chat.ask`` and ``core.wiki.qa.ask``) have the sha
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from core.schemas.provenance import SentenceSupport
+
+# An extractive answer's lead line, naming the section it quotes (however long the heading
+# path): 「IRP-Ransomware: … > Part 3 — Contain > 3.2 Containment Actions」より [1]:
+SOURCE_LEAD = re.compile(r"「([^「」\n]+)」より\s*(?:\[\d+\]\s*)?[:：]")
+
+
+def source_lead(heading: str, label: str) -> str:
+    """The lead line of a passage quoted from ``heading`` (see ``SOURCE_LEAD``)."""
+    return f"「{heading}」より [{label}]:"
+
+
+def quoted_heading(line: str) -> str | None:
+    """The heading path a lead line (``SOURCE_LEAD``) names, or None for any other line."""
+    match = SOURCE_LEAD.fullmatch(line.strip())
+    return match.group(1) if match else None
+
 
 AnswerMode = Literal["llm", "extractive", "template"]
 

@@ -178,14 +178,14 @@ _LIMIT = re.compile(
     r"|\bno (?:limit|maximum)\b|\bunlimited\b|無制限|(?:上限|制限)は(?:ありません|ない)",
     re.IGNORECASE,
 )
+# a unit of size asked for (何GB, 何％): a size, asked before a limit (「最大何MBまで」)
+_SIZE_UNIT_Q = re.compile(r"何\s?(?:GB|MB|TB|KB|バイト|%|パーセント|割)", re.IGNORECASE)
 _SIZE_Q = re.compile(
     r"\bwhat percent(?:age)?\b|\bhow (?:much|big|large)\b[^?.!]{0,30}"
     r"\b(?:disk|space|storage|memory|size|capacity|bandwidth)\b"
-    r"|何\s?(?:GB|MB|TB|KB|バイト|%|パーセント|割)|(?:容量|サイズ)は(?:どのくらい|どれくらい)",
+    r"|(?:容量|サイズ)は(?:どのくらい|どれくらい)",
     re.IGNORECASE,
 )
-
-_SIZE_UNIT_Q = re.compile(r"何\s?(?:GB|MB|TB|KB|バイト|%|パーセント|割)", re.IGNORECASE)
 # a limit asked of a size ("the maximum size of the log", 「容量の上限」) is stated as a size
 _SIZE_WORD = re.compile(r"\b(?:size|space|storage|capacity|disk)\b|サイズ|容量", re.IGNORECASE)
 
@@ -285,11 +285,14 @@ def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> 
     elif kind == "limit" and _SIZE_WORD.search(question):  # "20 MB" bounds a size
         patterns = [_LIMIT, _SIZE]
     else:
-        patterns = [
-            {"money": _AMOUNT, "duration": _DURATION, "size": _SIZE, "limit": _LIMIT}.get(
-                kind, _PHONE
-            )
-        ]
+        by_kind = {
+            "money": _AMOUNT,
+            "duration": _DURATION,
+            "size": _SIZE,
+            "limit": _LIMIT,
+            "phone": _PHONE,
+        }
+        patterns = [by_kind[kind]]
     return any(p.search(t) for p in patterns for t in texts)
 
 
