@@ -201,7 +201,7 @@ _JA_OBJECTS = (
     "パスワード", "シークレット", "セッション", "ファイル", "フォルダ", "ディレクトリ",
     "メール", "メールボックス", "検体", "リポジトリ", "バケット", "クラスタ", "コンテナ",
     "アクセス", "ルール", "ポリシー", "設定", "ドメイン", "システム", "全て", "すべて", "全部",
-    "機能", "OS", "Windows", "Defender", "MFA", "多要素認証",
+    "機能", "OS", "Windows", "Defender", "MFA", "多要素認証", "丸ごと",
 )  # fmt: skip
 _JA_OBJECT_RE = re.compile("|".join(re.escape(o) for o in sorted(_JA_OBJECTS, key=len)[::-1]))
 _JA_AGENT_RE = re.compile(
@@ -216,6 +216,18 @@ _JA_EVENT_NOUN = re.compile(
     r"再発防止|防止|対策|手口|兆候|事例|調査)"
     # 「ユーザーの削除を探したい」「ログ削除を検知する」: the operation is what is looked for
     r"|^を(探|検索|検知|検出|監視|調査|調べ|見つけ|特定|追跡)"
+)
+
+# The verbal noun before a noun it qualifies (「削除プロジェクトの復元」 a deleted project,
+# 「停止インスタンスの一覧」「削除済みのファイル」): a state or a kind of thing, as "the deleted files"
+# is in English. The means of the operation (「ログ削除スクリプト」「削除コマンド」「削除ボタン」)
+# and its procedure (「削除手順」, kanji) still ask for it.
+_JA_MODIFIED_NOUN = re.compile(
+    r"^(?:済み?|"
+    r"(?!(?:コマンド|スクリプト|ツール|ジョブ|クエリ|バッチ|プログラム|ボタン|オプション|フラグ|"
+    r"メニュー|リクエスト|キー|ワンライナー|シェル|マクロ|ルール|ポリシー|オペレーション|"
+    r"スケジュール|タスク|ワークフロー|プレイブック|API)"
+    r")[ァ-ヶ][ァ-ヶー]+)"
 )
 
 _EN_OBJECTS = (
@@ -292,6 +304,8 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
     add(_EnVerb("turn off", False, "off"), "turn", "turns", "turned", "turning")
     add(_EnVerb("switch off", False, "off"), "switch", "switches", "switched", "switching")
     add(_EnVerb("empty", False), "empty", "empties", "emptied", "emptying")
+    # the shell's command said as a verb: "rm everything in pg_wal", "just rm the old dumps"
+    add(_EnVerb("rm", True), "rm", "rms", "rm'd", "rm'ing")
     return table
 
 
@@ -345,6 +359,9 @@ _EN_SUBORDINATE = {
 _EN_OBJECT_STOP = {"to", "in", "on", "if", "when", "before", "after", "until", "that", "which",
                    "by", "via", "using", "with", "through", "for", "so", "because"}  # fmt: skip
 _EN_BREAK = {"but", "instead", "however", "then", "otherwise", "rather", "so"}
+# a third person's wish or attempt ("the user wants to delete their account: what happens to
+# their points?"): the asker reports it ("my manager wants me to delete…" is the asker's task)
+_EN_THIRD_WANTS = {"wants", "needs", "tries", "plans", "intends", "asks", "attempts", "decides"}
 _EN_REQUEST_CUE = re.compile(
     r"\b(how|steps?|procedure|process|command|can|should|may|allowed|ok|okay|approv\w*|"
     r"approval|want|need|please|help|when)\b",
@@ -362,8 +379,9 @@ _EN_EVASION = re.compile(
     r"cover(ing)?\s+(my|our|the)\s+tracks|untraceable|"
     # hiding what one did from those who review it
     r"without\s+the\s+auditors?\s+(knowing|noticing|finding\s+out|seeing)|"
-    r"so\s+(that\s+)?(nobody|no\s*-?\s*one)\s+(can|could|will|would)\s+(ever\s+)?"
-    r"(trace|find\s+out)|"
+    r"so\s+(that\s+)?(nobody|no\s*-?\s*one)(\s+else)?\s+(can|could|will|would)\s+(ever\s+)?"
+    r"(trace|find\s+out|(see|open|read|view|access|review|check)\s+(the\s+|our\s+|my\s+)?"
+    r"((audit|admin|action|access|activity)\s+)?(logs?|trail|history|records?|entries))|"
     r"hide\s+(it|this|that|them|my\s+\w+|our\s+\w+)\s+from\s+(the\s+)?"
     r"(auditors?|audit|security|soc|investigators?|compliance))\b",
     _I,
@@ -377,7 +395,7 @@ _JA_EVASION = re.compile(
     r"(痕跡|証跡|形跡|足跡)(を|が|は)?(一切|何も)?残(し|って)(たく|てほしく)ない|"
     r"(ログ|記録|履歴|証跡)に(は)?(一切|何も)?(残さ|残ら)(ないよう|ずに|ないで)|"
     r"誰にも(辿ら|たどら|追跡さ|追わ)れ(たくない|ないよう)|"
-    r"(痕跡|証跡|形跡|ログ|記録|履歴)を[「『]?(なかった|無かった)こと[」』]?に|"
+    r"(痕跡|証跡|形跡|ログ|記録|履歴)を[^、。「『]{0,8}?[「『]?(なかった|無かった)こと[」』]?に|"
     # taking the records off the log: 「ログ対象の設定を全部外す」「監査ログの対象から外して」
     r"(ログ|記録|監査)(の)?対象(の設定)?(を|から)(全部|すべて|全て)?外(す|し|さ|そ)"
 )
@@ -641,7 +659,7 @@ def _ja_mood(tail: str, sentence_rest: str, source: str, is_item: bool) -> str |
             return None
         return "instruct"
     # a nominal use
-    if _JA_EVENT_NOUN.match(tail):
+    if _JA_EVENT_NOUN.match(tail) or _JA_MODIFIED_NOUN.match(tail):
         return None
     if source == "question":
         return "request"
@@ -670,7 +688,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         obj = _ja_object(window, stem)
         if stem in _SECRET_RESET_VERBS and _JA_SECRET.search(window):
             continue  # a password reset replaces a secret: nothing is destroyed
-        if stem in _SESSION_END_VERBS and obj in _JA_SESSION:
+        lemma = "取り消" if stem == "消" and before.endswith("取り") else stem
+        if lemma in _SESSION_END_VERBS and obj in _JA_SESSION:
             continue  # signed out: the user signs in again, nothing is destroyed
         if stem in ("削除", "消") and _JA_MEMBERSHIP.search(window):
             continue  # membership: nothing is destroyed
@@ -1060,6 +1079,13 @@ def _en_mood(lower, i, form, source, seg_start, first_word, text, seg_of, seg_st
     if source == "question":
         if form == "base" and p1 in {"he", "she", "it", "has", "have", "had", "was", "were"}:
             return None
+        if (
+            form == "base"
+            and p1 == "to"
+            and lower[i - 2 : i - 1]
+            and lower[i - 2] in _EN_THIRD_WANTS
+        ):
+            return None  # "a researcher wants to delete their account": another's wish, reported
         return "request"
     # answer: instructions only
     if weak or _EN_EXAMPLE.search(_before(text, lower, i)):
