@@ -131,15 +131,16 @@ DANGEROUS_PATTERNS = (
     re.compile(r"\bnetsh\s+(advfirewall|firewall)\s+set\s+.*\bstate\s+off\b", _I),
     re.compile(r"\bdiskpart\b.*\bclean\b", _I),
     # PowerShell
-    re.compile(r"\bRemove-Item\b.*-Recurse", _I),
+    # a cmdlet, not a name that holds one ("the AS-Revoke-Entra-ID-User-Session playbook")
+    re.compile(r"(?<![\w-])Remove-Item\b.*-Recurse", _I),
     re.compile(
-        r"\bRemove-(AD\w+|LocalUser|Mailbox\w*|MsolUser|AzureAD\w+|Mg\w+|VM\w*|Partition)\b"
+        r"(?<![\w-])Remove-(AD\w+|LocalUser|Mailbox\w*|MsolUser|AzureAD\w+|Mg\w+|VM\w*|Partition)\b"
     ),
-    re.compile(r"\b(Stop-(Service|Process|Computer)|Restart-Computer)\b", _I),
+    re.compile(r"(?<![\w-])(Stop-(Service|Process|Computer)|Restart-Computer)\b", _I),
     re.compile(
-        r"\b(Disable-\w+|Clear-(EventLog|Content|Disk|RecycleBin|Item)|Format-Volume)\b", _I
+        r"(?<![\w-])(Disable-\w+|Clear-(EventLog|Content|Disk|RecycleBin|Item)|Format-Volume)\b", _I
     ),
-    re.compile(r"\bRevoke-\w+", _I),
+    re.compile(r"(?<![\w-])Revoke-\w+", _I),
     re.compile(r"\bSet-MpPreference\b.*-Disable\w+\s+\$?true", _I),
     re.compile(r"\bSearch-Mailbox\b.*-DeleteContent", _I),
     re.compile(r"\bNew-ComplianceSearchAction\b.*-Purge", _I),
@@ -542,10 +543,41 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
                     prose[: m.start()]
                 ):
                     found.append(_match(m.group(0), source, "verb_object", m.group(0), ""))
+    if _REPLACEMENT.search(text):
+        found = [m for m in found if not _replaced_credential(m, text, source)]
     unique: dict[str, DangerMatch] = {}
     for m in found:
         unique.setdefault(m.phrase, m)
     return list(unique.values())
+
+
+# Rotating a key or a token: the old one is deleted once the new one is in place ("Delete the
+# deploy key" under "Rotate a deploy key", 「新しいトークンを作成し、古いトークンを削除する」).
+# The credential is replaced, as a password reset replaces a secret, and nothing else is
+# destroyed. Deleting every key, or a key with no replacement in sight, still fires.
+_REPLACEMENT = re.compile(
+    r"\brotat(?:e|es|ed|ing|ions?)\b|\bre-?issu(?:e|es|ed|ing)\b|\bregenerat\w*|"
+    r"\breplac(?:e|es|ed|ing|ement)\b|"
+    r"\bnew\s+(?:ssh\s+|deploy\s+|api\s+|access\s+|signing\s+)?(?:keys?|tokens?|certificates?|secrets?)\b|"
+    r"ローテーション|ローテート|再発行|再生成|置き換|差し替|入れ替|"
+    r"新しい\s?(?:SSH\s?|API\s?)?(?:鍵|キー|トークン|証明書|シークレット)",
+    _I,
+)
+_EN_CREDENTIAL = re.compile(r"^(keys?|tokens?|credentials?|secrets?|certificates?|certs?)$", _I)
+_JA_CREDENTIAL = ("鍵", "キー", "トークン", "認証情報", "シークレット", "証明書")
+_CREDENTIAL_WORD = re.compile(r"\b(keys?|tokens?|credentials?)\b|鍵|キー|トークン|認証情報", _I)
+_MASS = re.compile(r"\b(all|every|everything)\b|全部|すべて|全て|一括|まとめて|全", _I)
+
+
+def _replaced_credential(match: DangerMatch, text: str, source: DangerSource) -> bool:
+    """A key or a token deleted where the text replaces it (``_REPLACEMENT``): its object is a
+    credential, or, in a question about one, the bare word ("so I can remove the old one after
+    rotating"); never a command, never all of them."""
+    if match.rule == "command" or _MASS.search(match.phrase):
+        return False
+    if match.object:
+        return bool(_EN_CREDENTIAL.match(match.object)) or match.object in _JA_CREDENTIAL
+    return match.rule == "keyword" and source == "question" and bool(_CREDENTIAL_WORD.search(text))
 
 
 # a question asking why ("why is deactivating recommended over deleting?", 「なぜ削除ではなく

@@ -614,3 +614,46 @@ def test_what_a_tool_does_is_a_description_not_an_instruction(answer, phrase):
 def test_an_answer_s_lead_line_names_its_source(answer, phrase):
     matches = guardrails.detect_dangerous_operations("", answer).matches
     assert [m.phrase for m in matches] == ([phrase] if phrase else []), matches
+
+
+@pytest.mark.parametrize(
+    "text, source",
+    [
+        (
+            "「Rotate a deploy key」より [1]:\n1. Add the new key.\n2. Delete the deploy key.",
+            "answer",
+        ),
+        ("新しいトークンを作成し、古いトークンを削除します。", "answer"),
+        (
+            "What is the key called on GitLab, so I can remove the old one after rotating?",
+            "question",
+        ),
+        ("鍵をローテーションしたら、古い鍵は削除していい？", "question"),
+    ],
+)
+def test_a_credential_replaced_in_a_rotation_does_not_fire(text, source):
+    assert not guardrails.detect_dangerous_operations(
+        text if source == "question" else "", text if source == "answer" else ""
+    ).dangerous, text
+
+
+@pytest.mark.parametrize(
+    "text, source",
+    [
+        ("Delete the deploy key from the repository.", "answer"),  # no replacement in sight
+        ("Rotate everything: delete all the old keys and tokens now.", "question"),  # all of them
+        ("Rotate the keys, then run `aws iam delete-access-key` for the old one.", "answer"),
+        ("アクセスキーを全部削除して、新しいキーは作らない。", "question"),
+    ],
+)
+def test_deleting_credentials_without_a_replacement_or_all_of_them_still_fires(text, source):
+    report = guardrails.detect_dangerous_operations(
+        text if source == "question" else "", text if source == "answer" else ""
+    )
+    assert report.dangerous, text
+
+
+def test_a_name_holding_a_cmdlet_is_not_the_cmdlet():
+    name = "Deploy the AS-Revoke-Entra-ID-User-Session-From-Incident playbook from the gallery."
+    assert not guardrails.detect_dangerous_operations("", name).dangerous
+    assert guardrails.detect_dangerous_operations("", "Run Revoke-MgUserSignInSession.").dangerous

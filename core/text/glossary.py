@@ -349,6 +349,9 @@ update | 更新;アップデート
 configuration | 構成;設定
 setting | 設定
 suspicious | 不審;怪しい;疑わしい
+suspicious activity | 不審な動き;不審な挙動;不審な活動;怪しい動き
+power off;shut down;turn off | 電源を切;電源オフ;電源断;シャットダウン
+billable | 請求可能;請求対象
 infection | 感染
 infected | 感染した
 expire | 期限切れ;失効

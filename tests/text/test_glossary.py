@@ -226,3 +226,12 @@ def test_a_capitalized_name_is_not_found_as_the_common_word():
     assert missing_names(["Crowdstrike"], ["Contain the host in CrowdStrike Falcon"]) == []
     # names with capitals inside or digits are found in any case, as before
     assert missing_names(["PagerDuty"], ["open pagerduty.com"]) == []
+
+
+def test_the_words_of_a_user_reporting_a_suspicious_pc():
+    # 「電源を切って止めちゃったほうがいい？」 over "DO NOT turn off your computer"
+    assert translations("不審な動きに気づいた。電源を切ったほうがいい？", "en") == [
+        "suspicious activity",
+        "power off",
+    ]
+    assert translations("Should I turn off my computer?", "ja")[:1] == ["電源を切"]
