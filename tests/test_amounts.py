@@ -150,6 +150,14 @@ def test_quantities_in_passages():
     assert states_quantity("count", ["Limit each client to 100 requests per second."], rate)
     assert states_quantity("count", ["1 秒あたり 50 リクエストを上限にする。"], rate)
     assert not states_quantity("count", ["Fastly のレート制限を有効にする。"], rate)
+    # the counted noun asked with いくつ, and a unit a feature is counted in
+    kept = "pg_dump のダンプを毎晩取る。世代はいくつ保持しておくのが推奨？"
+    assert asked_quantity(kept) == "count"
+    assert states_quantity("count", ["ダンプは 7 世代分を保持する。"], kept)
+    assert not states_quantity("count", ["ダンプは毎晩 2 時に取得する。"], kept)
+    credits = "IP 範囲制限のジョブは、転送量 1GB あたり何クレジット消費するの？"
+    assert states_quantity("count", ["転送量 1GB あたり 450 クレジットを消費します。"], credits)
+    assert not states_quantity("count", ["転送量に応じてクレジットの消費が発生します。"], credits)
     assert states_quantity("charge", ["Historical jobs are billed per GB of logs scanned."])
     assert states_quantity("charge", ["この機能は追加料金なしで利用できます。"])
     assert states_quantity("charge", ["$0.10 per GB"])

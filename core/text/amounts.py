@@ -124,6 +124,8 @@ _COUNTED = (
     ("digits", "桁"),
     ("generations|versions|copies", "世代"),
     ("requests|connections", "リクエスト|接続"),  # a rate limit: 「1秒あたり何リクエスト」
+    ("credits", "クレジット"),  # what a feature consumes: 「1GB あたり何クレジット」
+    ("points", "ポイント"),
 )
 
 # --- questions -------------------------------------------------------------------------------
@@ -149,10 +151,18 @@ _FREQUENCY_JA = re.compile(
 )
 _COUNT_EN = re.compile(
     r"\bhow many (?:[a-z-]+\s+){0,3}?(times|attempts|tries|retries|failures|characters|digits"
-    r"|generations|versions|copies|requests|connections)\b",
+    r"|generations|versions|copies|requests|connections|credits|points)\b",
     re.IGNORECASE,
 )
-_COUNT_JA = re.compile(r"何(回|度|件|人|名|台|個|通|文字|桁|世代|リクエスト|接続)")
+_COUNT_JA = re.compile(
+    r"何(回|度|件|人|名|台|個|通|文字|桁|世代|リクエスト|接続|クレジット|ポイント)"
+)
+# the counted noun asked with いくつ/何: 「世代はいくつ保持する？」「回数は何回まで」 want 「7 世代」
+_COUNT_NOUN_JA = re.compile(
+    r"(世代|回数|件数|人数|台数|桁数|文字数)(?:は|を|って|が)?(?:いくつ|何)"
+)
+_COUNTER_OF_NOUN = {"世代": "世代", "回数": "回", "件数": "件", "人数": "人", "台数": "台",
+                    "桁数": "桁", "文字数": "文字"}  # fmt: skip
 _LIMIT_Q = re.compile(
     r"\b(?:maximum|max|minimum|min)\.?\s+(?:number|count|amount|size|length)\b"
     r"|\bhow many\b[^?.!]{0,50}\b(?:allowed|permitted|supported|at most|at a time|at once)\b"
@@ -241,7 +251,7 @@ def asked_quantity(question: str) -> Quantity | None:
         return "frequency"
     if _DURATION_EN.search(text) or _DURATION_JA.search(text):
         return "duration"
-    if _COUNT_EN.search(text) or _COUNT_JA.search(text):
+    if _COUNT_EN.search(text) or _COUNT_JA.search(text) or _COUNT_NOUN_JA.search(text):
         return "count"
     if _SIZE_Q.search(text):
         return "size"
@@ -254,8 +264,14 @@ def _count_pattern(question: str) -> re.Pattern[str]:
     """The asked count with its counter, in either language: 「何回」 and "how many attempts"
     want 「3回」, "10 attempts", "five failed sign-in attempts" or "twice"."""
     ja = _COUNT_JA.search(question)
+    noun = _COUNT_NOUN_JA.search(question)
     en = _COUNT_EN.search(question)
-    word = ja.group(1) if ja else (en.group(1).lower() if en else "times")
+    if ja:
+        word = ja.group(1)
+    elif noun:
+        word = _COUNTER_OF_NOUN[noun.group(1)]
+    else:
+        word = en.group(1).lower() if en else "times"
     nouns, counters = next(
         ((n, c) for n, c in _COUNTED if word in n.split("|") or word in c.split("|")),
         ("", re.escape(word)),

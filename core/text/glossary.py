@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.text.english import is_plain_word, same_stem_in
+from core.text.loanwords import MIN_KEY, katakana_words, phonetic_key, vowels_agree
 
 _TABLE = """
 incident | インシデント
@@ -782,9 +783,14 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
     words = [n for n in names if n.islower() and is_plain_word(n)]
     inflected = same_stem_in(text, words) if words else set()
     missing = []
+    katakana: list[str] | None = None
     for name in names:
         if name in inflected:
             continue
+        if _SOUND_NAME.fullmatch(name):
+            katakana = katakana_words(text) if katakana is None else katakana
+            if _spelled_in_katakana(name, katakana):
+                continue
         patterns = [p for v in name_variants(name) if (p := _name_pattern(v)) is not None]
         head = name.rsplit(" ", 1)[-1]
         if head != name and not head.isdigit():
@@ -798,6 +804,21 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
         ):
             missing.append(name)
     return missing
+
+
+# A name of one Latin word a Japanese text may spell in katakana: "Cybozu" is サイボウズ there,
+# "Splunk" スプランク, "Misskey" ミスキー (not an acronym: "EDR" is no word to spell)
+_SOUND_NAME = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z][a-z]+[A-Z]?[a-z]+")
+
+
+def _spelled_in_katakana(name: str, katakana: list[str]) -> bool:
+    """A katakana word of the passages sounds like ``name`` (``core.text.loanwords``: the same
+    consonant skeleton, of at least ``MIN_KEY`` consonants, and the first vowel written as
+    katakana writes it)."""
+    key = phonetic_key(name.lower())
+    if len(key.lstrip("V")) < MIN_KEY:
+        return False
+    return any(phonetic_key(k) == key and vowels_agree(name.lower(), k) for k in katakana)
 
 
 # The names a question is about must be in the passages that would answer it: when fewer than

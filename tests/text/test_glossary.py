@@ -235,3 +235,15 @@ def test_the_words_of_a_user_reporting_a_suspicious_pc():
         "power off",
     ]
     assert translations("Should I turn off my computer?", "ja")[:1] == ["電源を切"]
+
+
+def test_a_name_is_found_in_its_katakana_spelling():
+    from core.text.glossary import missing_names
+
+    # an English question naming the vendor over its Japanese rulebook
+    assert missing_names(["Cybozu"], ["サイボウズは報奨金を指定の団体に寄付します。"]) == []
+    assert missing_names(["Splunk"], ["ログはスプランクへ転送する。"]) == []
+    # another word of the same few consonants, or none at all, is not the name
+    assert missing_names(["Cybozu"], ["サーバーを再起動します。"]) == ["Cybozu"]
+    assert missing_names(["Splunk"], ["スプリンクラーの点検"]) == ["Splunk"]
+    assert missing_names(["EDR"], ["エンドポイントの検知と対応"]) == ["EDR"]
