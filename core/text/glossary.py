@@ -73,6 +73,12 @@ paging | ページング;呼び出し
 acknowledge | 確認応答;了解;アクノレッジ
 status update | ステータス更新;状況報告;進捗報告
 status page | ステータスページ
+status | 状況;状態;ステータス
+first report;initial report | 初報;第一報;第1報
+certainty;confidence | 確度;確からしさ;確信度
+summary | 概要;要約;サマリー
+example | 事例;具体例;記入例;例えば;サンプル
+external assistance;outside help | 外部支援;外部の支援;外部の協力
 communication | コミュニケーション;連絡;広報
 external communication | 社外向けコミュニケーション;対外連絡;外部への連絡;対外発表
 internal communication | 社内連絡;社内コミュニケーション
@@ -287,6 +293,12 @@ provider | プロバイダー;事業者
 service | サービス
 outsourcing | 外部委託;アウトソーシング
 contractor | 委託先;契約業者
+collaborator;partner company | 協力会社;協力者;パートナー企業;外注先
+developer | 開発者
+work from home;working from home;remote work | 在宅勤務;自宅で作業;自宅作業;自宅;リモートワーク;テレワーク
+public space;public place | 公共の場;公共スペース;カフェ;コワーキングスペース
+share | 共有
+channel | チャンネル
 team | チーム
 team model | チームモデル;組織モデル
 coordination | 連携;調整

@@ -247,3 +247,18 @@ def test_a_name_is_found_in_its_katakana_spelling():
     assert missing_names(["Cybozu"], ["サーバーを再起動します。"]) == ["Cybozu"]
     assert missing_names(["Splunk"], ["スプリンクラーの点検"]) == ["Splunk"]
     assert missing_names(["EDR"], ["エンドポイントの検知と対応"]) == ["EDR"]
+
+
+def test_the_words_of_a_first_report_and_of_a_workplace_policy():
+    assert translations("インシデント初報の『状況と確度』には何を書く？", "en") == [
+        "incident",
+        "first report",
+        "status",
+        "certainty",
+    ]
+    assert translations("協力会社の開発者がカフェで作業してもいい？自宅なら？", "en") == [
+        "collaborator",
+        "developer",
+        "public space",
+        "work from home",
+    ]
