@@ -43,6 +43,8 @@ AMBIGUOUS_TEMPLATE = (
 DANGER_BANNER = "⚠️ 承認・確認が必要"
 # Added to the insufficient-evidence reply when the question's names are not in the passages.
 MISSING_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書の箇所に出てきません。"
+# … or in no runbook of the folder at all (``EvidenceGrade.absent``).
+ABSENT_NAMES_TEMPLATE = "質問にある{names}は、どの手順書にも出てきません。"
 # … or only where a runbook lists what it does not cover (``OUT_OF_SCOPE_HEADING``).
 EXCLUDED_NAMES_TEMPLATE = "質問にある{names}は、見つかった手順書では対象外として挙げられています。"
 # … when the question asks for a quantity (a price, a period, a frequency, a count, a size)
@@ -262,6 +264,9 @@ class EvidenceGrade:
     # the kind of quantity the question asks for (a price, a period, a count…) when no passage
     # states one of that kind (``core.text.amounts``)
     quantity_missing: Quantity | None = None
+    # the question's names that no runbook of the folder carries (``searcher.absent_names``):
+    # "certbot" over runbooks that never mention it is not answered from their TLS section
+    absent: tuple[str, ...] = ()
 
     @property
     def names_found(self) -> bool:
@@ -274,6 +279,7 @@ class EvidenceGrade:
             self.probability >= EVIDENCE_THRESHOLD
             and self.names_found
             and not self.quantity_missing
+            and not self.absent
         )
 
     @property
@@ -293,6 +299,7 @@ class EvidenceGrade:
             "margin": round(self.margin, 4),
             "names_found": self.names_found,
             "quantity_found": not self.quantity_missing,
+            "names_in_folder": not self.absent,
         }
 
 

@@ -216,6 +216,8 @@ def _grade(
     quantity = asked_quantity(asked_text)
     if quantity and not _states(quantity, outcome.hits, asked_text, corpus):
         grade = dataclasses.replace(grade, quantity_missing=quantity)
+    if outcome.absent_names:
+        grade = dataclasses.replace(grade, absent=tuple(outcome.absent_names))
     names = outcome.names
     if not names:
         return grade
@@ -388,8 +390,13 @@ def _answer(
     if not outcome.hits or not grade.sufficient:
         reply = guardrails.INSUFFICIENT_EVIDENCE_TEMPLATE
         said: list[str] = []  # why, when the passages themselves say it
+        if grade.absent:  # names no runbook of the folder carries
+            nowhere = "".join(f"「{n}」" for n in grade.absent)
+            said.append(guardrails.ABSENT_NAMES_TEMPLATE.format(names=nowhere))
         if outcome.hits and not grade.names_found:  # say what the passages do not name
-            absent = "".join(f"「{n}」" for n in grade.missing if n not in grade.excluded)
+            absent = "".join(
+                f"「{n}」" for n in grade.missing if n not in grade.excluded + grade.absent
+            )
             listed = "".join(f"「{n}」" for n in grade.excluded)
             said += [
                 *([guardrails.MISSING_NAMES_TEMPLATE.format(names=absent)] if absent else []),

@@ -67,6 +67,10 @@ class KeywordIndex:
         with self._lock:
             return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
 
+    def knows(self, token: str) -> bool:
+        """Whether ``token`` occurs in any document of the index."""
+        return token in self._vocab
+
     def known_share(self, query_tokens: Sequence[str]) -> float:
         """Share of the query's distinct tokens that occur in the corpus (1.0 for no tokens)."""
         distinct = {t for t in query_tokens if t}

@@ -21,8 +21,9 @@ context before/after from the source document, and per-strategy metrics.
 from __future__ import annotations
 
 import logging
+import re
 import time
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -61,8 +62,10 @@ from core.text.glossary import (
     cross_language,
     enough_names,
     missing_names,
+    name_variants,
     proper_names,
 )
+from core.text.loanwords import LoanwordIndex
 from core.text.script import dominant_script, passage_script, same_script
 from core.text.tokenize import query_terms
 
@@ -107,6 +110,8 @@ class SearchOutcome:
     vector_cosines: list[float] = field(default_factory=list)
     # the names a runbook question is about (``core.text.glossary.proper_names``)
     names: list[str] = field(default_factory=list)
+    # of those, the ones no runbook of the asker's folder carries (``absent_names``)
+    absent_names: list[str] = field(default_factory=list)
     # a runbook question's words in the other language: its glossary terms and its loanwords
     # spelled as the runbooks spell them (``core.text.loanwords``)
     translated: list[str] = field(default_factory=list)
@@ -249,6 +254,47 @@ def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
     return out
 
 
+# A name checked against the whole folder: letters (and digits) standing as a word of their own
+# in the question. A fragment of an identifier ("pg" of pg_dump), a hyphenated value ("Prod-web",
+# a policy name of the asker's) or an address is not looked up: runbooks write those otherwise.
+_FOLDER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?: [A-Za-z][A-Za-z0-9]*)*")
+
+
+def absent_names(
+    names: Sequence[str],
+    text: str,
+    keyword: KeywordIndex,
+    tokenize: Callable[[str], list[str]],
+    loanwords: LoanwordIndex | None = None,
+) -> list[str]:
+    """The names of ``names`` that no runbook of the folder (``keyword``: the asker's index)
+    carries in any of their usual forms (``name_variants``) nor in a katakana spelling
+    (``loanwords``): "certbot" or "Cloudflare R2" over a folder that never mentions them. Only
+    names standing as words of their own in ``text`` are looked up (``_FOLDER_NAME``); a name's
+    tokens with digits ("R2", "v2") are not required, its words are."""
+    out = []
+    for name in names:
+        if not _FOLDER_NAME.fullmatch(name) or not _standalone(name, text):
+            continue
+        found = False
+        for variant in name_variants(name):
+            words = [t for t in tokenize(variant) if not any(ch.isdigit() for ch in t)]
+            if words and all(keyword.knows(t) for t in words):
+                found = True
+                break
+        if not found and loanwords is not None and loanwords.counterparts(name):
+            found = True
+        if not found:
+            out.append(name)
+    return out
+
+
+def _standalone(name: str, text: str) -> bool:
+    """``name`` is written in ``text`` as words of their own, not inside an identifier."""
+    pattern = rf"(?<![A-Za-z0-9_'’./@-]){re.escape(name)}(?![A-Za-z0-9_'’/@-]|\.[A-Za-z0-9])"
+    return re.search(pattern, text) is not None
+
+
 def prefer_named(hits: list[Hit], names: list[str], top_k: int = NAMED_TOP_K) -> None:
     """Re-rank the first ``top_k`` hits in place so that the documents naming what the question
     names come first (see NAMED_MISS_WEIGHT); nothing changes when none or all of them do."""
@@ -357,6 +403,17 @@ class Searcher:
         candidates = self._filter(hits, query)
         names = proper_names(query.text) if self.corpus.spec.kind == "runbook" else []
         prefer_named(candidates, names)
+        absent = (
+            absent_names(
+                names,
+                query.text,
+                self.corpus.keyword_at(generation) if scope is None else scope.keyword,
+                self.corpus.tokenizer.tokenize,
+                self.corpus.loanwords_at(generation, scope),
+            )
+            if names
+            else []
+        )
         if self.corpus.spec.kind == "runbook" and "semantic" in wanted:
             # a page and its translation answer alike: the question's language comes first
             translations = self.corpus.translations_at(generation)
@@ -369,7 +426,12 @@ class Searcher:
 
         terms = query_terms(query.text, self.corpus.tokenizer)
         outcome = SearchOutcome(  # type: ignore[arg-type]
-            result=None, hits=[], terms=terms, names=names, translated=ranked.translated
+            result=None,
+            hits=[],
+            terms=terms,
+            names=names,
+            translated=ranked.translated,
+            absent_names=absent,
         )
         outcome.query_vector, outcome.generation = ranked.vector, generation
         if self.corpus.spec.kind == "runbook":  # what the runbook evidence grade reads

@@ -690,6 +690,17 @@ _COMMON_ABBREVIATIONS = frozenset(
         "hdd",
         "cd",
         "dvd",
+        # protocols, devices and roles named by their initials: a runbook says "firewall" or
+        # "the SOC" as often as FW or SOC
+        "tls",
+        "ssl",
+        "vpn",
+        "fw",
+        "vps",
+        "db",
+        "pin",
+        "soc",
+        "sla",
     ]
 )
 

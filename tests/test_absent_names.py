@@ -1,0 +1,92 @@
+"""A question about a name no runbook of the folder carries is refused, and says so: the
+folder cannot answer about a tool, product or vendor it never mentions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.retrieval.keyword import KeywordIndex
+from core.retrieval.searcher import absent_names
+from core.runbook_chat import ChatConfig, ask
+from core.text.loanwords import LoanwordIndex
+from core.text.tokenize import get_tokenizer
+from tests.conftest import make_settings
+
+RUNBOOKS = {
+    "tls-certificates.md": """# TLS 証明書の更新
+
+## 更新手順
+
+1. Let's Encrypt の証明書の有効期限を確認する。
+2. 新しい証明書を取得し、nginx の設定で証明書ファイルのパスを差し替える。
+3. nginx を再読み込みして、ブラウザで証明書の期限を確認する。
+""",
+    "bug-bounty.md": """# 脆弱性報奨金制度
+
+## 報奨金の寄付
+
+サイボウズは、報告者が希望する場合、報奨金を指定の団体に寄付する。
+""",
+    "backup.md": """# データベースのバックアップ
+
+## 取得
+
+pg_dump で毎晩ダンプを取得し、バックアップ用のバケットへ保存する。
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory):
+    base = tmp_path_factory.mktemp("absent")
+    data = base / "runbooks"
+    data.mkdir()
+    for name, text in RUNBOOKS.items():
+        (data / name).write_text(text, encoding="utf-8")
+    return make_settings(base / "state", data), data
+
+
+def _ask(question: str, settings, data: Path):
+    return ask(question, [], ChatConfig(session_id="test", data=data), settings)
+
+
+def test_a_tool_the_folder_never_mentions_is_refused_and_named(folder):
+    settings, data = folder
+    a = _ask("Let's Encrypt の証明書を certbot で自動更新させる設定手順は？", settings, data)
+    assert a.flags.insufficient_evidence
+    assert "「certbot」は、どの手順書にも出てきません" in a.answer
+    assert a.evidence["names_in_folder"] is False
+
+
+def test_the_same_question_without_the_tool_is_answered(folder):
+    settings, data = folder
+    a = _ask("Let's Encrypt の証明書を更新する手順は？", settings, data)
+    assert not a.flags.insufficient_evidence
+    assert a.citations[0].file == "tls-certificates.md"
+    assert a.evidence["names_in_folder"] is True
+
+
+def _index(texts: list[str]):
+    tokenizer = get_tokenizer("janome")
+    keys = [str(i) for i in range(len(texts))]
+    return KeywordIndex(keys, [tokenizer.tokenize(t) for t in texts]), tokenizer
+
+
+def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
+    texts = [text for text in RUNBOOKS.values()]
+    keyword, tokenizer = _index(texts)
+    loanwords = LoanwordIndex(texts)
+
+    def absent(names: list[str], question: str) -> list[str]:
+        return absent_names(names, question, keyword, tokenizer.tokenize, loanwords)
+
+    assert absent(["certbot", "nginx"], "certbot と nginx の設定") == ["certbot"]
+    # the vendor written in katakana in the folder
+    assert absent(["Cybozu"], "Where does Cybozu send a donated bounty?") == []
+    # a fragment of an identifier and an asker's hyphenated value are not looked up
+    assert absent(["pg"], "pg_dump の世代は？") == []
+    assert absent(["Prod-web"], "Prod-web のポリシーが止まらない") == []
+    # a product's version is not required, its words are
+    assert absent(["Cloudflare R2"], "Cloudflare R2 に移したい") == ["Cloudflare R2"]
