@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from core.retrieval.keyword import KeywordIndex
-from core.retrieval.searcher import absent_names
-from core.runbook_chat import ChatConfig, ask
+from core.retrieval.searcher import absent_names, named_documents
+from core.runbook_chat import ChatConfig, ask, search_runbooks
 from core.text.loanwords import LoanwordIndex
 from core.text.tokenize import get_tokenizer
 from tests.conftest import make_settings
@@ -90,3 +90,22 @@ def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
     assert absent(["Prod-web"], "Prod-web のポリシーが止まらない") == []
     # a product's version is not required, its words are
     assert absent(["Cloudflare R2"], "Cloudflare R2 に移したい") == ["Cloudflare R2"]
+
+
+def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):
+    # the product's own pages seldom repeat its name: the folder they are filed under says it
+    data = tmp_path / "runbooks"
+    (data / "tooly").mkdir(parents=True)
+    (data / "tooly" / "snapshots.md").write_text(
+        "# Base snapshots\n\n## Restoring a snapshot\n\n"
+        "Restoring a snapshot creates a new base. Base-specific user permissions are not "
+        "restored; the restored base inherits the workspace permissions.\n",
+        encoding="utf-8",
+    )
+    for name, text in RUNBOOKS.items():  # other runbooks of the folder
+        (data / name).write_text(text, encoding="utf-8")
+    settings = make_settings(tmp_path / "state", data)
+    outcome = search_runbooks(settings, "Restoring a snapshot: are permissions kept?", data=data)
+    snapshots = {h.chunk.doc_id for h in outcome.hits if h.chunk.source == "tooly/snapshots.md"}
+    assert snapshots and snapshots <= named_documents(outcome.hits, ["Tooly"])
+    assert not snapshots & named_documents(outcome.hits, ["Acmeflow"])

@@ -183,6 +183,13 @@ def test_quantities_in_passages():
     assert states_quantity("phone", ["フリーダイヤル 0120-123-456"])
     assert not states_quantity("phone", ["AWS サポートに電話で連絡する。"])
     assert not states_quantity("phone", ["2024-04-01 に改訂。チケット番号 12345 を記載する。"])
+    # a table of options: the number in a cell of its own, its unit said in another cell
+    kept = "How many days of log files are kept by default?"
+    row = "days | The number of days that daily log files should be retained | 7"
+    assert states_quantity("duration", [row], kept)
+    assert not states_quantity("duration", ["permission | The log file's permissions | 0644"], kept)
+    assert not states_quantity("duration", ["Step | Action\n1 | Isolate the host"], kept)
+    assert states_quantity("limit", ["設定 | 上限 | 20"], "ルールは最大何件まで作れる？")
     # the largest size is a size: "20 MB" answers "what is the maximum size of the log"
     big = "What's the maximum size of the Security event log by default?"
     assert asked_quantity(big) == "limit"

@@ -243,13 +243,18 @@ def fuse(
 
 def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
     """The documents among ``hits`` with a passage carrying at least half of ``names``: a
-    runbook that names the product is about it, in its other sections too."""
+    runbook that names the product is about it, in its other sections too. The file's name is
+    read with the passage: a vendor's page seldom repeats the product's name ("Base Snapshots"
+    of NocoDB's docs), the folder it is filed under or the file's name says it
+    (``nocodb/snapshots.md``, ``CrowdStrike_isolation.pdf``)."""
     out = set()
     for hit in hits:
         if hit.chunk.doc_id in out:
             continue
         text = f"{hit.chunk.title}\n{hit.chunk.text}"
-        if enough_names(names, missing_names(names, [text])):
+        path = _PATH_SEPARATORS.sub(" ", hit.chunk.source).lower()  # written in any case
+        missing = [n for n in missing_names(names, [text]) if missing_names([n.lower()], [path])]
+        if enough_names(names, missing):
             out.add(hit.chunk.doc_id)
     return out
 
@@ -258,6 +263,9 @@ def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
 # in the question. A fragment of an identifier ("pg" of pg_dump), a hyphenated value ("Prod-web",
 # a policy name of the asker's) or an address is not looked up: runbooks write those otherwise.
 _FOLDER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?: [A-Za-z][A-Za-z0-9]*)*")
+
+
+_PATH_SEPARATORS = re.compile(r"[/\\_.\-]+")
 
 
 def absent_names(

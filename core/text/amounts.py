@@ -288,10 +288,41 @@ def _count_pattern(question: str) -> re.Pattern[str]:
     return re.compile(rf"{english}|{_JA_NUMBER}\s?(?:{counters}){once}", re.IGNORECASE)
 
 
+# A table row of an option's name, its description and its default ("days | The number of days
+# that daily log files should be retained | 7"): the number stands in a cell of its own and the
+# unit is said in another cell of the row.
+_NUMBER_CELL = re.compile(r"\d[\d,.]*")
+_ROW_UNITS = {
+    "duration": re.compile(rf"\b{_EN_TIME_UNIT}\b|{_JA_TIME_UNIT}数?|日数|期間", re.IGNORECASE),
+    "size": re.compile(
+        r"\b(?:[KMGT]i?B|bytes?|size|percent(?:age)?)\b|容量|サイズ|バイト", re.IGNORECASE
+    ),
+    "limit": re.compile(r"\b(?:max(?:imum)?|limit|up to|at most)\b|上限|最大", re.IGNORECASE),
+}
+
+
+def _row_states(kind: Quantity, text: str) -> bool:
+    """A table row of ``text`` with a cell that is a number and another cell naming the unit
+    of ``kind`` (``_ROW_UNITS``)."""
+    unit = _ROW_UNITS.get(kind)
+    if unit is None:
+        return False
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2:
+            continue
+        numbers = [i for i, c in enumerate(cells) if _NUMBER_CELL.fullmatch(c)]
+        if any(unit.search(c) for i, c in enumerate(cells) if i not in numbers) and numbers:
+            return True
+    return False
+
+
 def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> bool:
     """Whether any of ``passages`` states a quantity of ``kind`` (a count: with the counter
-    ``question`` asks for)."""
+    ``question`` asks for), in a sentence or in a table row (``_row_states``)."""
     texts = [unicodedata.normalize("NFKC", p) for p in passages]
+    if any(_row_states(kind, t) for t in texts):
+        return True
     if kind == "frequency":  # a frequency word, or an interval (every 6 months)
         patterns = [_FREQUENCY, _DURATION]
     elif kind == "count":
