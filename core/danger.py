@@ -220,11 +220,11 @@ _JA_EVENT_NOUN = re.compile(
 )
 
 # The verbal noun before a noun it qualifies (「削除プロジェクトの復元」 a deleted project,
-# 「停止インスタンスの一覧」「削除済みのファイル」): a state or a kind of thing, as "the deleted files"
-# is in English. The means of the operation (「ログ削除スクリプト」「削除コマンド」「削除ボタン」)
+# 「停止インスタンスの一覧」「削除済みのファイル」「廃棄予定の PC」「削除対象のログ」): a state or a
+# kind of thing, as "the deleted files" is in English. The means of the operation (「ログ削除スクリプト」「削除コマンド」「削除ボタン」)
 # and its procedure (「削除手順」, kanji) still ask for it.
 _JA_MODIFIED_NOUN = re.compile(
-    r"^(?:済み?|"
+    r"^(?:済み?|予定|対象|"
     r"(?!(?:コマンド|スクリプト|ツール|ジョブ|クエリ|バッチ|プログラム|ボタン|オプション|フラグ|"
     r"メニュー|リクエスト|キー|ワンライナー|シェル|マクロ|ルール|ポリシー|オペレーション|"
     r"スケジュール|タスク|ワークフロー|プレイブック|API)"
@@ -723,6 +723,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         lemma = "取り消" if stem == "消" and before.endswith("取り") else stem
         if lemma in _SESSION_END_VERBS and obj in _JA_SESSION:
             continue  # signed out: the user signs in again, nothing is destroyed
+        if stem == "上書き" and obj in _JA_CONFIG:
+            continue  # a rule or a setting overwritten is changed: nothing is destroyed
         if stem in ("削除", "消") and _JA_MEMBERSHIP.search(window):
             continue  # membership: nothing is destroyed
         if obj and _JA_RESTRICTION.search(window[: window.rfind(obj)]):
@@ -833,6 +835,8 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             continue
         if any(a <= words[i][1] < b for a, b in quoted):
             continue  # a quoted string ('search the logs for “delete user”'): a mention
+        if clause_text[words[i][2] : words[i][2] + 1] == "=":
+            continue  # an attribute or a parameter's name (overwrite="yes", purge=true)
         verb, form = entry
         if verb.particle:
             nxt = lower[i + 1 : i + 5]
@@ -891,6 +895,8 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         if obj == "access" and lower[obj_index + 1 : obj_index + 2] == ["from"]:
             continue  # access from an address is traffic: blocking it destroys nothing
         head = _en_head(lower, obj_index, seg_of) if obj else ""
+        if verb.lemma == "overwrite" and _EN_CONFIG.match(head):
+            continue  # a rule or a setting overwritten is changed: nothing is destroyed
         if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(head):
             continue  # a password reset replaces a secret: nothing is destroyed
         if verb.lemma in _SESSION_END_VERBS and _EN_SESSION.match(head):
@@ -935,6 +941,11 @@ _SESSION_END_VERBS = frozenset(
     }
 )
 _EN_SESSION = re.compile(r"^(sessions?|tokens?|cookies?)$", _I)
+# A detection rule, a policy or a setting overwritten (Wazuh's overwrite="yes" of a stock rule,
+# 「ルールを上書きしてレベルを上げる」) is a changed definition; overwriting data, a disk or files
+# still fires.
+_EN_CONFIG = re.compile(r"^(rules?|polic(y|ies)|settings?|config(uration)?s?|defaults?)$", _I)
+_JA_CONFIG = ("ルール", "ポリシー", "設定")
 _JA_SESSION = ("セッション", "トークン")
 _JA_SECRET = re.compile(
     r"(パスワード|パスフレーズ|PIN|暗証番号|MFA|多要素認証|トークン|シークレット)"

@@ -134,6 +134,7 @@ def test_quantities_in_passages():
     assert not states_quantity("duration", ["Logs are kept as long as policy requires."])
     assert states_quantity("frequency", ["Regular means at least every quarter."])
     assert states_quantity("frequency", ["棚卸しは四半期ごとに行う。"])
+    assert states_quantity("frequency", ["Falcoは毎秒、イベントカウントを読み取ります。"])
     assert states_quantity("frequency", ["Review the list every 6 months."])
     assert not states_quantity("frequency", ["Review the list on a regular basis."])
     q = "How many failed sign-in attempts lock the account?"

@@ -133,6 +133,9 @@ def test_dangerous_reports_where():
         "so-case インデックスを丸ごと消して、対応履歴を最初から無かったことにしたい。",
         "I want to knock the other admins down to Viewer so nobody else can open the audit logs.",
         "My manager wants me to delete the logs before Friday.",
+        # overwriting data still fires
+        "ディスクを上書きして復元できないようにしたい",
+        "How do I overwrite the disk with zeros?",
     ],
 )
 def test_question_requests_fire(question):
@@ -207,6 +210,10 @@ def test_question_requests_fire(question):
         # a token revoked signs out (取り消し as 取り消す); another's wish, reported
         "パスワードリセットとトークン取り消しを両方いっぺんにやらせたい。入力は？",
         "A researcher wants to delete their account. What happens to their points?",
+        # a state (scheduled for disposal), a rule overwritten, a parameter's name
+        "廃棄予定の PC の棚卸し手順は？",
+        'sshd のルール 5710 を overwrite="yes" で上書きしてレベルを上げたい。親ルールも変えられる？',
+        "Can I overwrite the stock rule with my own version?",
     ],
 )
 def test_question_mentions_do_not_fire(question):

@@ -105,7 +105,7 @@ _FREQUENCY = re.compile(
     r"|\b(?:every|each|per|once a|twice a|once per|twice per|once every)\s+(?:other\s+)?"
     rf"(?:{_EN_TIME_UNIT}|shift|sprint|release)\b"
     r"|\b(?:once|twice|\d+\s+times)\s+(?:a|per|every)\b"
-    r"|毎(?:日|週|月|年|朝|晩|営業日|四半期)|四半期|(?:年|月|週|日)に?\s?\d+\s?(?:回|度)"
+    r"|毎(?:秒|分|時間?|日|週|月|年|朝|晩|営業日|四半期)|四半期|(?:年|月|週|日)に?\s?\d+\s?(?:回|度)"
     r"|(?:日|週|週間|月|か月|ヶ月|カ月|年|四半期)(?:ごと|毎|おき)|隔週|隔月",
     re.IGNORECASE,
 )
