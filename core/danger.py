@@ -804,12 +804,17 @@ def _ja_object(window: str, stem: str) -> str:
         last = m
     if last is None:
         return ""
-    after = window[last.end() : last.end() + 1]
+    # the particle after the whole noun the object word ends or starts (「ログエントリは停止します」)
+    end = last.end() + len(_JA_COMPOUND_REST.match(window, last.end()).group(0))
+    after = window[end : end + 1]
     if after == "が" or (after == "は" and stem in _JA_INTRANSITIVE):
         return ""
-    if after == "で" and window[last.end() : last.end() + 2] != "では":
+    if after == "で" and window[end : end + 2] != "では":
         return ""  # the means, not the object: 「ミュートルールで通知を止める」
     return last.group(0)
+
+
+_JA_COMPOUND_REST = re.compile(r"[ァ-ヶー\u4e00-\u9fff]*")
 
 
 def _inflection_length(tail: str) -> int:

@@ -343,6 +343,8 @@ def test_answer_instructions_fire(answer):
         # what an API method or an option does: a definition
         "- **DELETE**: 既存のルールを削除します (ただし、無視されたアラートの状態は変わりません)。",
         "- `--purge`: Delete the cached log files.",
+        # a compound noun that is the subject of an intransitive use
+        "アクセスログを無効にすると、新しいログエントリは直ちに停止します。",
     ],
 )
 def test_answer_prohibitions_and_mentions_do_not_fire(answer):

@@ -158,7 +158,10 @@ _REFERENCE_ITEM = re.compile(
     re.IGNORECASE,
 )
 _SHORTCUT = re.compile(r"\[([^\[\]^][^\[\]]*)\](?![\[(:])")
-_ATTR_LIST = re.compile(r"\{:[^{}\n]*\}|\{[ \t]*[.#][\w-][^{}\n]*\}|\{[ \t]*[\w-]+=[^{}\n]*\}")
+# MDX escapes the brace of a heading's id: "## Disable access logs \{#disable-access-logs}"
+_ATTR_LIST = re.compile(
+    r"\\?\{:[^{}\n]*\}|\\?\{[ \t]*[.#][\w-][^{}\\\n]*\\?\}|\\?\{[ \t]*[\w-]+=[^{}\n]*\}"
+)
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+|[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)>")
 _SCRIPT = re.compile(r"<(script|style)\b.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)

@@ -120,7 +120,9 @@ __all__ = [
 #     smaller table made its paragraphs "larger than the body" and their first lines headings).
 # 44: Markdown: .mdx pages; a heading's anchor id ("## Title [#id]") out of its title; a tag
 #     written over several lines (an image, a component) leaves no attribute lines.
-CHUNKER_VERSION = 44
+# 45: Markdown: an MDX heading's escaped id ("## Disable access logs \{#disable}") out of its
+#     title, with its backslash.
+CHUNKER_VERSION = 45
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -409,6 +409,7 @@ def test_an_mdx_file_is_read_with_its_multiline_tags_and_heading_ids_out(tmp_pat
         '  src="/images/muting-rules.webp"\n/>\n\n'
         "Muted incidents are still recorded.\n\n"
         "## 調整された開示プログラム [#coordinated\\_disclosure][#coordinated_disclosure]\n\n"
+        "## アクセスログを無効にする\\{#disable-access-logs}\n\nIt stops at once.\n\n"
         '<Collapser\n  id="nerdgraph"\n  title="Mute with NerdGraph"\n>\n'
         "  Use the alertsMutingRuleCreate mutation.\n</Collapser>\n\n"
         '```jsx\n<img\n  src="kept.png"\n/>\n```\n',
@@ -421,6 +422,7 @@ def test_an_mdx_file_is_read_with_its_multiline_tags_and_heading_ids_out(tmp_pat
     assert [ln for ln in lines if ln.startswith("#")] == [
         "## How muting rules work",
         "## 調整された開示プログラム",
+        "## アクセスログを無効にする",
     ]
     assert not any(ln.startswith(("src=", "alt=", "title=", "id=", "/>", ">")) for ln in lines)
     assert "Mute with NerdGraph" in lines and "Muted incidents are still recorded." in lines
