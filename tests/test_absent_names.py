@@ -33,7 +33,7 @@ RUNBOOKS = {
 
 ## 取得
 
-pg_dump で毎晩ダンプを取得し、バックアップ用のバケットへ保存する。
+pg_dump で毎晩ダンプを取得し、バックアップ用の S3 バケットへ保存する。
 """,
 }
 
@@ -88,8 +88,10 @@ def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
     # a fragment of an identifier and an asker's hyphenated value are not looked up
     assert absent(["pg"], "pg_dump の世代は？") == []
     assert absent(["Prod-web"], "Prod-web のポリシーが止まらない") == []
-    # a product's version is not required, its words are
+    # a product's version is not required, its words are; a name of letters and digits is
+    # looked up as it is
     assert absent(["Cloudflare R2"], "Cloudflare R2 に移したい") == ["Cloudflare R2"]
+    assert absent(["S3", "EC2"], "S3 と EC2 のログは？") == ["EC2"]
 
 
 def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):

@@ -286,7 +286,9 @@ def absent_names(
             continue
         found = False
         for variant in name_variants(name):
-            words = [t for t in tokenize(variant) if not any(ch.isdigit() for ch in t)]
+            tokens = tokenize(variant)
+            # "Cloudflare R2" by its word; "EC2" or "S3" as it is
+            words = [t for t in tokens if not any(ch.isdigit() for ch in t)] or tokens
             if words and all(keyword.knows(t) for t in words):
                 found = True
                 break
