@@ -16,6 +16,14 @@
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_d.json  # a third's
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_f.json  # + MkDocs
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_e.json  # .mdx pages
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_g.json  # SOAR
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_f.json  # CI vendor
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_h.json  # SRE
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_g.json  # policies
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_i.json  # EDR/SIEM
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_h.json  # cloud DB
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_j.json  # comms
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_i.json  # OSS admin
     python -m bench.answer_trust --verbose --json out.json
 
 Indexes the runbook folder (default ``runbooks-dev`` from ``Settings.dataset_path``) into a state
@@ -33,9 +41,18 @@ PDFs, a .docx, a wiki page and Markdown, with Japanese cloud playbooks and a log
 ``answer_trust_jp_d.json`` (a third vendor's Japanese admin and incident guides, Word PDFs with a
 社外秘 header, Chromium PDFs, a .docx, a wiki page, and three English pages),
 ``answer_trust_mixed_f.json`` (vulnerability-response and incident procedures in English, one
-MkDocs page with admonitions, and three Japanese pages) and ``answer_trust_jp_e.json`` (a fourth
+MkDocs page with admonitions, and three Japanese pages), ``answer_trust_jp_e.json`` (a fourth
 vendor's Japanese guides as Word and Chromium PDFs, a .docx, a wiki page and ``.mdx``, and three
-English pages) are question sets over
+English pages), ``answer_trust_mixed_g.json`` (public-sector IR guides, SOAR playbook READMEs and
+an identity attack playbook in English, three Japanese pages), ``answer_trust_jp_f.json`` (a CI
+vendor's Japanese security and admin pages, three English ones), ``answer_trust_mixed_h.json``
+(SRE on-call runbooks in English, Japanese database and server manuals),
+``answer_trust_jp_g.json`` (Japanese organisations' security policies and procedures, three
+English policies), ``answer_trust_mixed_i.json`` (security monitoring products' English docs,
+Japanese pages of another), ``answer_trust_jp_h.json`` (a cloud database vendor's Japanese docs,
+three English pages), ``answer_trust_mixed_j.json`` (incident communication, status page and
+post-mortem guides in English, three Japanese ones) and ``answer_trust_jp_i.json`` (a Japanese
+OSS admin manual, three English pages of neighbouring tools) are question sets over
 other third-party runbooks, whose sources their descriptions name) through the product's runbook pipeline
 (``core.pipelines.PIPELINES["runbook"]``, offline, no audit log). It prints per language pair
 (question language → language of the text holding the answer) and overall:

@@ -264,6 +264,14 @@ def test_load_questions_rejects_a_bad_entry(tmp_path: Path) -> None:
         "answer_trust_jp_d.json",
         "answer_trust_mixed_f.json",
         "answer_trust_jp_e.json",
+        "answer_trust_mixed_g.json",
+        "answer_trust_jp_f.json",
+        "answer_trust_mixed_h.json",
+        "answer_trust_jp_g.json",
+        "answer_trust_mixed_i.json",
+        "answer_trust_jp_h.json",
+        "answer_trust_mixed_j.json",
+        "answer_trust_jp_i.json",
     ],
 )
 def test_the_other_development_question_files_are_consistent(name: str) -> None:
