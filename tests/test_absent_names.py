@@ -68,15 +68,16 @@ def test_the_same_question_without_the_tool_is_answered(folder):
     assert a.evidence["names_in_folder"] is True
 
 
-def _index(texts: list[str]):
+def _index(texts: list[str], keys: list[str] | None = None):
     tokenizer = get_tokenizer("janome")
-    keys = [str(i) for i in range(len(texts))]
+    keys = keys or [str(i) for i in range(len(texts))]
     return KeywordIndex(keys, [tokenizer.tokenize(t) for t in texts]), tokenizer
 
 
 def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
-    texts = [text for text in RUNBOOKS.values()]
-    keyword, tokenizer = _index(texts)
+    texts = [*RUNBOOKS.values(), "GuardDuty の検出結果 PenTest:IAMUser/KaliLinux を確認する。"]
+    keys = [f"{name}_0" for name in RUNBOOKS] + ["aws-eks-best-practices/incidents.md_0"]
+    keyword, tokenizer = _index(texts, keys)
     loanwords = LoanwordIndex(texts)
 
     def absent(names: list[str], question: str) -> list[str]:
@@ -92,6 +93,10 @@ def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
     # looked up as it is
     assert absent(["Cloudflare R2"], "Cloudflare R2 に移したい") == ["Cloudflare R2"]
     assert absent(["S3", "EC2"], "S3 と EC2 のログは？") == ["EC2"]
+    # inside a word of the folder, in a file's name, or nothing to look up (a stop word)
+    assert absent(["Linux"], "Which findings point to pentest Linux distros?") == []
+    assert absent(["EKS"], "EKS: what do we switch on?") == []
+    assert absent(["My"], "「My IP」を選んでも接続できない") == []
 
 
 def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):

@@ -47,6 +47,10 @@ class KeywordIndex:
 
         self.keys = list(keys)
         self._lock = threading.Lock()
+        # the vocabulary and the keys as one text each, built on first use (``knows``,
+        # ``names_a_key``)
+        self._vocab_text: str | None = None
+        self._keys_text: str | None = None
         self._bm25 = bm25s.BM25()
         self._empty = not any(corpus_tokens)
         if self.keys and not self._empty:
@@ -68,8 +72,25 @@ class KeywordIndex:
             return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
 
     def knows(self, token: str) -> bool:
-        """Whether ``token`` occurs in any document of the index."""
-        return token in self._vocab
+        """Whether ``token`` occurs in any document of the index, as a token or inside one
+        ("linux" inside "kalilinux" of a finding type ``PenTest:IAMUser/KaliLinux``)."""
+        if token in self._vocab:
+            return True
+        text = self._vocab_text
+        if text is None:
+            text = self._vocab_text = "\n".join(sorted(self._vocab))
+        return len(token) >= 3 and token in text
+
+    def names_a_key(self, squashed: str) -> bool:
+        """Whether ``squashed`` (lower case, letters and digits only) is part of a document's
+        key with its separators removed: a file filed as ``aws-eks-best-practices/…`` is about
+        EKS though its page never says so."""
+        text = self._keys_text
+        if text is None:
+            text = self._keys_text = "\n".join(
+                "".join(ch for ch in key.lower() if ch.isalnum()) for key in self.keys
+            )
+        return len(squashed) >= 2 and squashed in text
 
     def known_share(self, query_tokens: Sequence[str]) -> float:
         """Share of the query's distinct tokens that occur in the corpus (1.0 for no tokens)."""
@@ -146,6 +167,7 @@ class KeywordIndex:
             index = cls.__new__(cls)
             index.keys = keys
             index._lock = threading.Lock()
+            index._vocab_text = index._keys_text = None
             index._empty = bool(sidecar["empty"])
             if index._empty:
                 index._bm25 = bm25s.BM25()

@@ -276,8 +276,9 @@ def absent_names(
     loanwords: LoanwordIndex | None = None,
 ) -> list[str]:
     """The names of ``names`` that no runbook of the folder (``keyword``: the asker's index)
-    carries in any of their usual forms (``name_variants``) nor in a katakana spelling
-    (``loanwords``): "certbot" or "Cloudflare R2" over a folder that never mentions them. Only
+    carries in any of their usual forms (``name_variants``), inside a word (KaliLinux), in a
+    katakana spelling (``loanwords``) or in its file's name (``KeywordIndex.names_a_key``):
+    "certbot" or "Cloudflare R2" over a folder that never mentions them. Only
     names standing as words of their own in ``text`` are looked up (``_FOLDER_NAME``); a name's
     tokens with digits ("R2", "v2") are not required, its words are."""
     out = []
@@ -287,9 +288,12 @@ def absent_names(
         found = False
         for variant in name_variants(name):
             tokens = tokenize(variant)
+            if not tokens:  # stop words only ("My" of 「My IP」): nothing to look up
+                found = True
+                break
             # "Cloudflare R2" by its word; "EC2" or "S3" as it is
             words = [t for t in tokens if not any(ch.isdigit() for ch in t)] or tokens
-            if words and all(keyword.knows(t) for t in words):
+            if all(keyword.knows(t) for t in words) or keyword.names_a_key(_squash(variant)):
                 found = True
                 break
         if not found and loanwords is not None and loanwords.counterparts(name):
@@ -297,6 +301,10 @@ def absent_names(
         if not found:
             out.append(name)
     return out
+
+
+def _squash(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def _standalone(name: str, text: str) -> bool:
