@@ -619,6 +619,7 @@ _NAME_GROUPS = (
     ("AD", "Active Directory", "AD DS"),
     ("MDE", "Defender for Endpoint", "Microsoft Defender"),
     ("GCP", "Google Cloud"),
+    ("macOS", "Mac", "Macs", "MacBook", "MacBooks", "OS X", "OSX"),
     ("GWS", "Google Workspace", "G Suite"),
     ("K8s", "Kubernetes"),
     ("AWS", "Amazon Web Services"),
@@ -706,6 +707,17 @@ _COMMON_ABBREVIATIONS = frozenset(
 )
 
 
+# Days and months are written with a capital and name nothing a runbook must carry ("on
+# Thursday night", "at 11pm on a Saturday")
+_CALENDAR = frozenset(
+    (
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december",
+    )
+)  # fmt: skip
+
+
 def proper_names(text: str) -> list[str]:
     """The names a question is about that no glossary entry translates or explains: products,
     vendors, organisations, identifiers ("CrowdStrike", "Falcon", "JPCERT/CC", "SEV-1"), and
@@ -717,6 +729,7 @@ def proper_names(text: str) -> list[str]:
         name
         for name in untranslated_names(text)
         if name.lower() not in words
+        and name.lower() not in _CALENDAR
         and _squash(name) not in _COMMON_ABBREVIATIONS
         and not _unit_of_a_number(name, text)
     ]

@@ -262,3 +262,12 @@ def test_the_words_of_a_first_report_and_of_a_workplace_policy():
         "public space",
         "work from home",
     ]
+
+
+def test_days_and_months_are_no_names_and_a_mac_is_macos():
+    from core.text.glossary import missing_names, proper_names
+
+    assert proper_names("Maintenance on Statuspage for Thursday night, as in May?") == [
+        "Statuspage"
+    ]
+    assert missing_names(["MacBooks"], ["Quarantine works on Windows, Linux and macOS."]) == []
