@@ -41,14 +41,13 @@ from core.generation.provenance import check_answer
 from core.generation.safety import make_safe
 from core.retrieval.corpus import Corpus
 from core.retrieval.hits import Hit
-from core.retrieval.searcher import SearchOutcome, named_documents
+from core.retrieval.searcher import SearchOutcome, missing_in_passages, named_documents
 from core.retrieval.sections import SectionView, section_view
 from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
 from core.text.amounts import Quantity, asked_quantity, states_quantity
 from core.text.glossary import (
-    missing_names,
     untranslated_names,
 )
 from core.text.script import dominant_script, passage_script, quote_language_note, same_script
@@ -223,8 +222,8 @@ def _grade(
         return grade
     # a runbook's list of what it does not cover is not where it covers a name
     scoped = [h for h in outcome.hits if not guardrails.out_of_scope(h.chunk.heading_path)]
-    missing = missing_names(names, _texts(scoped))
-    excluded = [n for n in missing if n not in missing_names(missing, _texts(outcome.hits))]
+    missing = missing_in_passages(names, scoped)
+    excluded = [n for n in missing if n not in missing_in_passages(missing, outcome.hits)]
     return dataclasses.replace(
         grade, names=tuple(names), missing=tuple(missing), excluded=tuple(excluded)
     )

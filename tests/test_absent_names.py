@@ -106,7 +106,8 @@ def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):
     (data / "tooly" / "snapshots.md").write_text(
         "# Base snapshots\n\n## Restoring a snapshot\n\n"
         "Restoring a snapshot creates a new base. Base-specific user permissions are not "
-        "restored; the restored base inherits the workspace permissions.\n",
+        "restored; the restored base inherits the workspace permissions.\n\n"
+        "## Limits\n\nEach base can hold at most two snapshots at a time.\n",
         encoding="utf-8",
     )
     for name, text in RUNBOOKS.items():  # other runbooks of the folder
@@ -116,3 +117,7 @@ def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):
     snapshots = {h.chunk.doc_id for h in outcome.hits if h.chunk.source == "tooly/snapshots.md"}
     assert snapshots and snapshots <= named_documents(outcome.hits, ["Tooly"])
     assert not snapshots & named_documents(outcome.hits, ["Acmeflow"])
+    # and the evidence grade reads the file's name as the search does
+    a = _ask("How many snapshots can a Tooly base hold?", settings, data)
+    assert a.citations[0].file == "tooly/snapshots.md"
+    assert a.evidence["names_found"] is True

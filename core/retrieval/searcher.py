@@ -251,12 +251,21 @@ def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
     for hit in hits:
         if hit.chunk.doc_id in out:
             continue
-        text = f"{hit.chunk.title}\n{hit.chunk.text}"
-        path = _PATH_SEPARATORS.sub(" ", hit.chunk.source).lower()  # written in any case
-        missing = [n for n in missing_names(names, [text]) if missing_names([n.lower()], [path])]
-        if enough_names(names, missing):
+        if enough_names(names, missing_in_passages(names, [hit])):
             out.add(hit.chunk.doc_id)
     return out
+
+
+def missing_in_passages(names: Sequence[str], hits: Sequence[Hit]) -> list[str]:
+    """The names of ``names`` that none of ``hits`` carries in its text, its document's title
+    or its file's name (``named_documents``)."""
+    texts = [f"{h.chunk.title}\n{h.chunk.text}" for h in hits]
+    missing = missing_names(list(names), texts)
+    if not missing:
+        return []
+    # a file's name is written in any case and with any separators
+    paths = [_PATH_SEPARATORS.sub(" ", h.chunk.source).lower() for h in hits]
+    return [n for n in missing if missing_names([n.lower()], paths)]
 
 
 # A name checked against the whole folder: letters (and digits) standing as a word of their own
