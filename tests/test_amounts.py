@@ -191,6 +191,22 @@ def test_quantities_in_passages():
     assert not states_quantity("duration", ["permission | The log file's permissions | 0644"], kept)
     assert not states_quantity("duration", ["Step | Action\n1 | Isolate the host"], kept)
     assert states_quantity("limit", ["設定 | 上限 | 20"], "ルールは最大何件まで作れる？")
+    # a rate limit wants a rate
+    rate_q = "What's the rate limit on the RESTful API if we script nightly backups?"
+    assert asked_quantity(rate_q) == "limit"
+    assert states_quantity("limit", ["Each API key may send 100 requests per minute."], rate_q)
+    assert states_quantity("limit", ["1 分あたり 60 リクエストまで受け付けます。"], rate_q)
+    assert not states_quantity("limit", ["The API is rate limited; retry later."], rate_q)
+    # how long something is kept wants a period said of keeping, in its sentence or under a
+    # heading about it; "keep an eye on" is no keeping
+    kept_q = "How long do we keep the base backups before they get pruned?"
+    assert not states_quantity("duration", ["The backup job runs every 24 hours."], kept_q)
+    assert states_quantity("duration", ["Base backups are retained for 7 days."], kept_q)
+    held = "日次バックアップって何日分残ってる？"
+    assert states_quantity("duration", ["手順書\nバックアップ保持ポリシー\n- 日次: 7日分"], held)
+    assert not states_quantity("duration", ["手順書\n取得\n- 毎日 2 時から 3 時間で取得"], held)
+    watch = "How long should we keep a close eye on the recovered boxes?"
+    assert states_quantity("duration", ["Monitor the hosts for 30 days."], watch)
     # the largest size is a size: "20 MB" answers "what is the maximum size of the log"
     big = "What's the maximum size of the Security event log by default?"
     assert asked_quantity(big) == "limit"

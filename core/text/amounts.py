@@ -29,6 +29,11 @@ mention. The kinds:
 - **limit** (the maximum number of, how many … allowed, 上限, 最大いくつ, 何件まで): a bound with its
   number (up to 100, a maximum of 50, 100 件まで, 最大 20, 上限は 10); of a size ("the maximum
   size of the log"), a size (20 MB). 「最大何MBまで」 asks for a size.
+- **rate limit** (the rate limit of an API, レート制限): a limit, or a rate (100 requests per
+  minute, 1 分あたり 60 リクエスト).
+- **duration of keeping** (how long … kept, 何日分保存, before they are pruned): a period said of
+  keeping (retained for 7 days, 保持期間 30 日), in its sentence or table row or under a heading
+  about keeping; "the report is due within 24 hours" does not say how long anything is kept.
 - **phone** (a number to call: 電話番号は？, 何番に電話, "what's the phone number of"): a phone
   number or an extension (03-1234-5678, +1 555 010 0199, 0120-123-456, 内線 2345). A runbook
   that says "call AWS Support" without the number does not give it.
@@ -163,6 +168,9 @@ _COUNT_NOUN_JA = re.compile(
 )
 _COUNTER_OF_NOUN = {"世代": "世代", "回数": "回", "件数": "件", "人数": "人", "台数": "台",
                     "桁数": "桁", "文字数": "文字"}  # fmt: skip
+# a rate limit is a bound on requests over time ("100 requests per minute"); one asked with its
+# counter (「1秒あたり何リクエスト」) is a count
+_RATE_LIMIT_Q = re.compile(r"\brate[- ]limit(?:s|ing)?\b|レート制限|レートリミット", re.IGNORECASE)
 _LIMIT_Q = re.compile(
     r"\b(?:maximum|max|minimum|min)\.?\s+(?:number|count|amount|size|length)\b"
     r"|\bhow many\b[^?.!]{0,50}\b(?:allowed|permitted|supported|at most|at a time|at once)\b"
@@ -184,6 +192,10 @@ _LIMIT = re.compile(
     # 「一度に表示される結果は 50 件のみ」, "only 50", "50 results at a time"
     rf"|\d[\d,]*\s?(?:件|個|回|人|台|文字|つ)(?:のみ|だけ)|\bonly\s+{_NUM}{_NOT_TIME}"
     r"|\b\d[\d,]*\s+(?:[a-z-]+\s+){0,2}(?:at a time|at once|per (?:page|request|call|query|search))\b"
+    # a rate: "100 requests per minute", 「1 分あたり 60 リクエスト」
+    r"|\d[\d,]*\s*(?:requests?|calls?|req|queries)\s*(?:per|/|an?|each|every)\s*"
+    r"(?:second|minute|hour|day|sec|min|s|m|h)\b"
+    r"|(?:秒|分|時間)(?:あたり|間に|に|ごと)\s*\d[\d,]*\s*(?:回|件|リクエスト)"
     # that there is none answers it too
     r"|\bno (?:limit|maximum)\b|\bunlimited\b|無制限|(?:上限|制限)は(?:ありません|ない)",
     re.IGNORECASE,
@@ -253,6 +265,8 @@ def asked_quantity(question: str) -> Quantity | None:
         return "duration"
     if _COUNT_EN.search(text) or _COUNT_JA.search(text) or _COUNT_NOUN_JA.search(text):
         return "count"
+    if _RATE_LIMIT_Q.search(text):
+        return "limit"
     if _SIZE_Q.search(text):
         return "size"
     if _PHONE_Q.search(text):
@@ -317,10 +331,46 @@ def _row_states(kind: Quantity, text: str) -> bool:
     return False
 
 
+# A question asking how long something is kept (「何日分保存されてる？」, "how long do we keep
+# the base backups before they are pruned?") is answered by a period said of keeping: in the
+# sentence that states it, or under a heading about it (「バックアップ保持ポリシー」: 「日次: 7日分」).
+# A period said of anything else ("the report is due within 24 hours") does not answer it.
+_RETENTION_Q = re.compile(
+    r"保存|保持|保管|残(?:る|って|す|され)|消え|何日分|"
+    r"\b(?:retain(?:ed)?|retention|kept|stored|expired?|pruned|purged)\b|"
+    r"\bkeep\b(?!\s+(?:a\s+|an\s+)?(?:close\s+)?(?:eye|watch|track|monitoring|watching))",
+    re.IGNORECASE,
+)
+_RETENTION = re.compile(
+    r"保存|保持|保管|残|消え|削除|期限|有効期間|ライフサイクル|"
+    r"\b(?:retain|retained|retention|kept|keep|keeps|stor(?:e|ed|age)|expir\w*|prun\w*|purg\w*|"
+    r"delet\w*|remov\w*|lifecycle|ttl|archiv\w*)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=[.;])\s+|\n")
+
+
+def _retained_period(text: str) -> bool:
+    """A period said of keeping (``_RETENTION``) in ``text``: in one sentence or table row, or
+    anywhere under a title or heading (the passage's first two lines) about keeping."""
+    if _RETENTION.search("\n".join(text.splitlines()[:2])) and (
+        _DURATION.search(text) or _row_states("duration", text)
+    ):
+        return True
+    return any(
+        _RETENTION.search(part) and (_DURATION.search(part) or _row_states("duration", part))
+        for part in _SENTENCE_END.split(text)
+        if part
+    )
+
+
 def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> bool:
     """Whether any of ``passages`` states a quantity of ``kind`` (a count: with the counter
-    ``question`` asks for), in a sentence or in a table row (``_row_states``)."""
+    ``question`` asks for), in a sentence or in a table row (``_row_states``); a period of
+    keeping for a question asking how long something is kept (``_RETENTION_Q``)."""
     texts = [unicodedata.normalize("NFKC", p) for p in passages]
+    if kind == "duration" and _RETENTION_Q.search(unicodedata.normalize("NFKC", question)):
+        return any(_retained_period(t) for t in texts)
     if any(_row_states(kind, t) for t in texts):
         return True
     if kind == "frequency":  # a frequency word, or an interval (every 6 months)
