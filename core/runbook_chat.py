@@ -47,9 +47,7 @@ from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
 from core.text.amounts import Quantity, asked_quantity, states_quantity
-from core.text.glossary import (
-    untranslated_names,
-)
+from core.text.glossary import untranslated_names
 from core.text.script import dominant_script, passage_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
@@ -393,12 +391,12 @@ def _answer(
             nowhere = "".join(f"「{n}」" for n in grade.absent)
             said.append(guardrails.ABSENT_NAMES_TEMPLATE.format(names=nowhere))
         if outcome.hits and not grade.names_found:  # say what the passages do not name
-            absent = "".join(
+            unnamed = "".join(
                 f"「{n}」" for n in grade.missing if n not in grade.excluded + grade.absent
             )
             listed = "".join(f"「{n}」" for n in grade.excluded)
             said += [
-                *([guardrails.MISSING_NAMES_TEMPLATE.format(names=absent)] if absent else []),
+                *([guardrails.MISSING_NAMES_TEMPLATE.format(names=unnamed)] if unnamed else []),
                 *([guardrails.EXCLUDED_NAMES_TEMPLATE.format(names=listed)] if listed else []),
             ]
         if outcome.hits and grade.quantity_missing:

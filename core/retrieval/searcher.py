@@ -241,6 +241,10 @@ def fuse(
     return weighted_fusion(rankings, weights)
 
 
+# what separates the words of a file's path ("nocodb__noco-docs-v2/snapshots.mdx")
+_PATH_SEPARATORS = re.compile(r"[/\\_.\-]+")
+
+
 def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
     """The documents among ``hits`` with a passage carrying at least half of ``names``: a
     runbook that names the product is about it, in its other sections too. The file's name is
@@ -272,9 +276,6 @@ def missing_in_passages(names: Sequence[str], hits: Sequence[Hit]) -> list[str]:
 # in the question. A fragment of an identifier ("pg" of pg_dump), a hyphenated value ("Prod-web",
 # a policy name of the asker's) or an address is not looked up: runbooks write those otherwise.
 _FOLDER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?: [A-Za-z][A-Za-z0-9]*)*")
-
-
-_PATH_SEPARATORS = re.compile(r"[/\\_.\-]+")
 
 
 def absent_names(
