@@ -221,8 +221,9 @@ _JA_EVENT_NOUN = re.compile(
 
 # The verbal noun before a noun it qualifies (「削除プロジェクトの復元」 a deleted project,
 # 「停止インスタンスの一覧」「削除済みのファイル」「廃棄予定の PC」「削除対象のログ」): a state or a
-# kind of thing, as "the deleted files" is in English. The means of the operation (「ログ削除スクリプト」「削除コマンド」「削除ボタン」)
-# and its procedure (「削除手順」, kanji) still ask for it.
+# kind of thing, as "the deleted files" is in English. The means of the operation
+# (「ログ削除スクリプト」「削除コマンド」「削除ボタン」) and its procedure (「削除手順」, kanji) still
+# ask for it.
 _JA_MODIFIED_NOUN = re.compile(
     r"^(?:済み?|予定|対象|"
     r"(?!(?:コマンド|スクリプト|ツール|ジョブ|クエリ|バッチ|プログラム|ボタン|オプション|フラグ|"
