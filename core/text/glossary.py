@@ -74,7 +74,7 @@ acknowledge | 確認応答;了解;アクノレッジ
 status update | ステータス更新;状況報告;進捗報告
 status page | ステータスページ
 maintenance window | メンテナンスウィンドウ;メンテナンスの時間帯;メンテナンス時間帯;メンテナンス枠
-status | 状況;状態;ステータス
+status | 状況;ステータス
 first report;initial report | 初報;第一報;第1報
 certainty;confidence | 確度;確からしさ;確信度
 summary | 概要;要約;サマリー
