@@ -303,7 +303,7 @@ def absent_names(
                 break
             # "Cloudflare R2" by its word; "EC2" or "S3" as it is
             words = [t for t in tokens if not any(ch.isdigit() for ch in t)] or tokens
-            if _written_in(variant, words, keyword) or keyword.names_a_key(_squash(variant)):
+            if all(keyword.knows(t) for t in words) or keyword.names_a_key(_squash(variant)):
                 found = True
                 break
         if not found and loanwords is not None and loanwords.counterparts(name):
@@ -311,21 +311,6 @@ def absent_names(
         if not found:
             out.append(name)
     return out
-
-
-def _written_in(variant: str, tokens: list[str], keyword: KeywordIndex) -> bool:
-    """Every token of the name is in the folder's vocabulary, and as the name's own word: a
-    stem that cuts more than a plural or an agent's ending from the word is looked up as the
-    word ("Volatility" is no "volatile": its stem "volatil" is three letters short; "Windows",
-    "Defender" and "Kubernetes" are found by theirs)."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", variant)}
-    for token in tokens:
-        word = next((w for w in words if w.startswith(token)), token)
-        if len(word) - len(token) > 2:
-            token = word  # the word itself, as a token or inside one
-        if not keyword.knows(token):
-            return False
-    return True
 
 
 def _squash(name: str) -> str:
