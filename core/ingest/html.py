@@ -5,7 +5,8 @@ entity expansion beyond HTML's own). What is kept and how:
 
 - the content root: the page's one ``<main>`` (or ``role="main"``) element, else its one
   ``<article>``, else ``<body>``;
-- dropped with everything inside: ``nav``, ``aside``, ``script``, ``style``, ``noscript``,
+- dropped with everything inside: ``nav``, ``aside`` (unless its class makes it a callout: a
+  note, a caution, a warning box), ``script``, ``style``, ``noscript``,
   ``template``, forms and their controls, embedded objects (``iframe``, ``svg``, ...), elements
   that are ``hidden`` or ``aria-hidden``, ARIA navigation/banner/contentinfo/search/complementary
   landmarks, ``header`` and ``footer`` outside ``main``/``article`` (and a word processor's
@@ -168,8 +169,19 @@ def _tokens(value: str | None) -> set[str]:
 _PAGE_PARTS = frozenset({"header", "footer"})
 
 
+# An ``aside`` styled as a callout ("msg_caution", "note", "admonition warning") is part of the
+# page: a caution box says what to check, where another ``aside`` is a sidebar of links.
+_CALLOUT_TOKEN = re.compile(
+    r"(?:^|[-_])(?:note|notice|warning|warn|caution|danger|important|tip|hint|info|msg|"
+    r"message|alert|admonition|callout)(?:$|[-_])",
+    re.IGNORECASE,
+)
+
+
 def _dropped(el, in_content: bool) -> bool:
     tag = el.tag
+    if tag == "aside" and any(_CALLOUT_TOKEN.search(t) for t in _tokens(el.attrib.get("class"))):
+        return False
     if tag in DROPPED_TAGS:
         return True
     if tag in _PAGE_CHROME_TAGS and not in_content:

@@ -122,7 +122,8 @@ __all__ = [
 #     written over several lines (an image, a component) leaves no attribute lines.
 # 45: Markdown: an MDX heading's escaped id ("## Disable access logs \{#disable}") out of its
 #     title, with its backslash.
-CHUNKER_VERSION = 45
+# 46: HTML: an ``aside`` styled as a callout (a note, a caution box) is read, not dropped.
+CHUNKER_VERSION = 46
 
 # The deepest Markdown heading that starts a section: four levels, as the HTML (``h1``-``h4``)
 # and Word (Heading 1-4) readers. Playbooks put their per-case steps under level 4 ("#### If the

@@ -845,7 +845,7 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
 
 # A name of one Latin word a Japanese text may spell in katakana: "Cybozu" is サイボウズ there,
 # "Splunk" スプランク, "Misskey" ミスキー (not an acronym: "EDR" is no word to spell)
-_SOUND_NAME = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z][a-z]+[A-Z]?[a-z]+")
+_SOUND_NAME = re.compile(r"(?=[A-Za-z]*[a-z]{3})[A-Za-z]{4,}")  # XServer, Cybozu, GuardDuty
 
 
 def _spelled_in_katakana(name: str, katakana: list[str]) -> bool:

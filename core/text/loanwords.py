@@ -107,6 +107,7 @@ _EN_RULES = (
     (re.compile(r"ph"), "f"),
     (re.compile(r"ck"), "k"),
     (re.compile(r"qu"), "kw"),
+    (re.compile(r"^x(?=[^aeiouy])"), "ekkusu"),  # the letter's name: XServer エックスサーバー
     (re.compile(r"x"), "ks"),
     (re.compile(r"c(?!h)"), "k"),
     (re.compile(r"gh"), ""),

@@ -105,6 +105,18 @@ def test_page_without_main_uses_the_body_without_header_and_footer():
     assert result.title is None
 
 
+def test_a_callout_aside_is_kept_and_a_sidebar_aside_dropped():
+    html = (
+        "<html><body><main><h2>改ざんされた場合</h2><p>バックアップから復元する。</p>"
+        '<aside class="msg msg_caution"><h4>ご注意ください</h4>'
+        "<p>ドメインが失効している可能性があります。</p></aside>"
+        '<aside class="related"><a href="x">関連ページ</a></aside></main></body></html>'
+    ).encode()
+    text = read_html(html, "a.html", "a.html").text
+    assert "ドメインが失効している可能性があります。" in text
+    assert "関連ページ" not in text
+
+
 @pytest.mark.parametrize(
     "data",
     [

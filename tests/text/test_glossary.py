@@ -243,6 +243,7 @@ def test_a_name_is_found_in_its_katakana_spelling():
     # an English question naming the vendor over its Japanese rulebook
     assert missing_names(["Cybozu"], ["サイボウズは報奨金を指定の団体に寄付します。"]) == []
     assert missing_names(["Splunk"], ["ログはスプランクへ転送する。"]) == []
+    assert missing_names(["XServer"], ["エックスサーバーのサーバー ID を変更する。"]) == []
     # another word of the same few consonants, or none at all, is not the name
     assert missing_names(["Cybozu"], ["サーバーを再起動します。"]) == ["Cybozu"]
     assert missing_names(["Splunk"], ["スプリンクラーの点検"]) == ["Splunk"]

@@ -35,6 +35,8 @@ from tests.conftest import indexed_runbooks
         ("runbook", "ランブック"),
         ("policies", "ポリシー"),
         ("software", "ソフトウェア"),
+        ("xserver", "エックスサーバー"),  # a leading X is said by its letter's name
+        ("export", "エクスポート"),
     ],
 )
 def test_an_english_word_and_its_katakana_spelling_share_a_key(english, katakana):
