@@ -107,7 +107,8 @@ _EN_RULES = (
     (re.compile(r"ph"), "f"),
     (re.compile(r"ck"), "k"),
     (re.compile(r"qu"), "kw"),
-    (re.compile(r"^x(?=[^aeiouy])"), "ekkusu"),  # the letter's name: XServer エックスサーバー
+    # the letter's name before a word of its own: XServer エックスサーバー (not XSOAR)
+    (re.compile(r"^x(?=[^aeiouy][a-z]{4})"), "ekkusu"),
     (re.compile(r"x"), "ks"),
     (re.compile(r"c(?!h)"), "k"),
     (re.compile(r"gh"), ""),

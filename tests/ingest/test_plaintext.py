@@ -339,12 +339,18 @@ def test_a_txt_file_that_is_not_text_is_refused_in_japanese(
 def test_a_large_text_file_reads_in_linear_time():
     unit = "■ 見出し\n本文の行です。\n" + "セル\n" * 20 + "1. 手順\n2. 手順\n\n"
     small, large = unit * 500, unit * 5_000
-    started = time.perf_counter()
-    read_plaintext(small)
-    small_s = time.perf_counter() - started
-    started = time.perf_counter()
+
+    def best_of(text: str, runs: int) -> float:  # the quietest run: a busy machine adds noise
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            read_plaintext(text)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    small_s = best_of(small, 3)
+    large_s = best_of(large, 2)
     read = read_plaintext(large)
-    large_s = time.perf_counter() - started
     assert len(read.headings) >= 5_000
     assert large_s < 20 * max(small_s, 0.01)  # ten times the text, not a hundred times the time
 

@@ -48,6 +48,7 @@ def test_an_english_word_and_its_katakana_spelling_share_a_key(english, katakana
     ("english", "katakana"),
     [
         ("addition", "デザイン"),  # a word opening on a vowel is not one opening on a consonant
+        ("xsoar", "アクセス"),  # the letter's name only before a word of its own
         ("plan", "パイプライン"),
         ("press", "プロセス"),
         ("dashboard", "ダウンロード"),
