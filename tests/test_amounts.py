@@ -191,6 +191,12 @@ def test_quantities_in_passages():
     assert not states_quantity("duration", ["permission | The log file's permissions | 0644"], kept)
     assert not states_quantity("duration", ["Step | Action\n1 | Isolate the host"], kept)
     assert states_quantity("limit", ["設定 | 上限 | 20"], "ルールは最大何件まで作れる？")
+    assert states_quantity("duration", ["保持期間（日） | 30"], kept)
+    # a row's number is no value, and a day in a word is no unit
+    assert not states_quantity("limit", ["1 | Limit access to the admins"], "What is the limit?")
+    assert not states_quantity(
+        "duration", ["手順 | 毎日のバックアップを確認 | 1"], "報告は何日以内？"
+    )
     # a rate limit wants a rate
     rate_q = "What's the rate limit on the RESTful API if we script nightly backups?"
     assert asked_quantity(rate_q) == "limit"

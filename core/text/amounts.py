@@ -307,7 +307,9 @@ def _count_pattern(question: str) -> re.Pattern[str]:
 # unit is said in another cell of the row.
 _NUMBER_CELL = re.compile(r"\d[\d,.]*")
 _ROW_UNITS = {
-    "duration": re.compile(rf"\b{_EN_TIME_UNIT}\b|{_JA_TIME_UNIT}数?|日数|期間", re.IGNORECASE),
+    "duration": re.compile(
+        rf"\b{_EN_TIME_UNIT}\b|日数|時間数|期間|[（(](?:秒|分|時間|日|週|月|年)[）)]", re.IGNORECASE
+    ),
     "size": re.compile(
         r"\b(?:[KMGT]i?B|bytes?|size|percent(?:age)?)\b|容量|サイズ|バイト", re.IGNORECASE
     ),
@@ -325,8 +327,9 @@ def _row_states(kind: Quantity, text: str) -> bool:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 2:
             continue
-        numbers = [i for i, c in enumerate(cells) if _NUMBER_CELL.fullmatch(c)]
-        if any(unit.search(c) for i, c in enumerate(cells) if i not in numbers) and numbers:
+        # a value follows its name; a number in the first cell numbers the row ("1 | Limit…")
+        numbers = [i for i, c in enumerate(cells) if i and _NUMBER_CELL.fullmatch(c)]
+        if numbers and any(unit.search(c) for i, c in enumerate(cells) if i not in numbers):
             return True
     return False
 
