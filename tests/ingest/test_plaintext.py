@@ -4,7 +4,6 @@ columns), notes typed in an editor in Shift_JIS, and a Word document saved as te
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from core.ingest.plaintext import looks_like_markdown, read_plaintext
 from core.runbooks import index_runbooks, search_runbooks
 from core.text.chunking import chunk_document, split_sections
 from tests.conftest import make_settings
+from tests.support.timing import quietest
 
 _HEADER = "RFC 9999            Evidence Handling for Responders          May 2026"
 
@@ -340,16 +340,8 @@ def test_a_large_text_file_reads_in_linear_time():
     unit = "■ 見出し\n本文の行です。\n" + "セル\n" * 20 + "1. 手順\n2. 手順\n\n"
     small, large = unit * 500, unit * 5_000
 
-    def best_of(text: str, runs: int) -> float:  # the quietest run: a busy machine adds noise
-        times = []
-        for _ in range(runs):
-            started = time.perf_counter()
-            read_plaintext(text)
-            times.append(time.perf_counter() - started)
-        return min(times)
-
-    small_s = best_of(small, 3)
-    large_s = best_of(large, 2)
+    small_s = quietest(lambda: read_plaintext(small))
+    large_s = quietest(lambda: read_plaintext(large), runs=2)
     read = read_plaintext(large)
     assert len(read.headings) >= 5_000
     assert large_s < 20 * max(small_s, 0.01)  # ten times the text, not a hundred times the time
