@@ -728,10 +728,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         if stem in _SECRET_RESET_VERBS and _JA_SECRET.search(window):
             continue  # a password reset replaces a secret: nothing is destroyed
         lemma = "取り消" if stem == "消" and before.endswith("取り") else stem
-        if lemma in _SESSION_END_VERBS and obj in _JA_SESSION:
-            continue  # signed out: the user signs in again, nothing is destroyed
-        if stem == "上書き" and obj in _JA_CONFIG:
-            continue  # a rule or a setting overwritten is changed: nothing is destroyed
+        if _destroys_nothing(lemma, ja_object=obj):
+            continue  # signed out, or a rule changed (``_NOTHING_DESTROYED``)
         if stem in ("削除", "消") and _JA_MEMBERSHIP.search(window):
             continue  # membership: nothing is destroyed
         if obj and _JA_RESTRICTION.search(window[: window.rfind(obj)]):
@@ -907,12 +905,10 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         if obj == "access" and lower[obj_index + 1 : obj_index + 2] == ["from"]:
             continue  # access from an address is traffic: blocking it destroys nothing
         head = _en_head(lower, obj_index, seg_of) if obj else ""
-        if verb.lemma == "overwrite" and _EN_CONFIG.match(head):
-            continue  # a rule or a setting overwritten is changed: nothing is destroyed
         if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(head):
             continue  # a password reset replaces a secret: nothing is destroyed
-        if verb.lemma in _SESSION_END_VERBS and _EN_SESSION.match(head):
-            continue  # signed out: the user signs in again, nothing is destroyed
+        if _destroys_nothing(verb.lemma, en_head=head):
+            continue  # signed out, or a rule changed (``_NOTHING_DESTROYED``)
         if obj or (verb.strong and (form != "noun" or named) and source == "question"):
             rule = "verb_object"
         elif source == "question" and verb.lemma in _EN_FLOOR and _en_verb_use(lower, i, form):
@@ -959,6 +955,23 @@ _EN_SESSION = re.compile(r"^(sessions?|tokens?|cookies?)$", _I)
 _EN_CONFIG = re.compile(r"^(rules?|polic(y|ies)|settings?|config(uration)?s?|defaults?)$", _I)
 _JA_CONFIG = ("ルール", "ポリシー", "設定")
 _JA_SESSION = ("セッション", "トークン")
+# An operation of these verbs on these objects destroys nothing, in either language: (verbs,
+# the English object's head, the Japanese objects)
+_NOTHING_DESTROYED = (
+    (_SESSION_END_VERBS, _EN_SESSION, _JA_SESSION),  # signed out: the user signs in again
+    (frozenset({"overwrite", "上書き"}), _EN_CONFIG, _JA_CONFIG),  # a rule or a setting changed
+)
+
+
+def _destroys_nothing(verb: str, en_head: str = "", ja_object: str = "") -> bool:
+    """``verb`` on an object of one of ``_NOTHING_DESTROYED``'s kinds: the English object's head
+    (``en_head``) or the Japanese object (``ja_object``)."""
+    return any(
+        verb in verbs and (bool(en.match(en_head)) if en_head else ja_object in ja)
+        for verbs, en, ja in _NOTHING_DESTROYED
+    )
+
+
 _JA_SECRET = re.compile(
     r"(パスワード|パスフレーズ|PIN|暗証番号|MFA|多要素認証|トークン|シークレット)"
 )
