@@ -12,7 +12,7 @@ from core.retrieval.searcher import absent_names, named_documents
 from core.runbook_chat import ChatConfig, ask, search_runbooks
 from core.text.loanwords import LoanwordIndex
 from core.text.tokenize import get_tokenizer
-from tests.conftest import make_settings
+from tests.conftest import indexed_runbooks, make_settings
 
 RUNBOOKS = {
     "tls-certificates.md": """# TLS 証明書の更新
@@ -40,12 +40,7 @@ pg_dump で毎晩ダンプを取得し、バックアップ用の S3 バケッ�
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory):
-    base = tmp_path_factory.mktemp("absent")
-    data = base / "runbooks"
-    data.mkdir()
-    for name, text in RUNBOOKS.items():
-        (data / name).write_text(text, encoding="utf-8")
-    return make_settings(base / "state", data), data
+    return indexed_runbooks(tmp_path_factory.mktemp("absent"), RUNBOOKS)
 
 
 def _ask(question: str, settings, data: Path):

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from core.index_integrity import IndexIntegrityError, IndexSeal
+from core.text.glossary import squash_name
 
 
 def _bm25s():
@@ -86,10 +87,9 @@ class KeywordIndex:
         key with its separators removed: a file filed as ``aws-eks-best-practices/…`` is about
         EKS though its page never says so."""
         text = self._keys_text
-        if text is None:
-            text = self._keys_text = "\n".join(
-                "".join(ch for ch in key.lower() if ch.isalnum()) for key in self.keys
-            )
+        if text is None:  # each document once: a key is the document's id and a chunk number
+            documents = dict.fromkeys(key.rsplit("_", 1)[0] for key in self.keys)
+            text = self._keys_text = "\n".join(squash_name(doc) for doc in documents)
         return len(squashed) >= 2 and squashed in text
 
     def known_share(self, query_tokens: Sequence[str]) -> float:

@@ -64,6 +64,7 @@ from core.text.glossary import (
     missing_names,
     name_variants,
     proper_names,
+    squash_name,
 )
 from core.text.loanwords import LoanwordIndex
 from core.text.script import dominant_script, passage_script, same_script
@@ -303,7 +304,7 @@ def absent_names(
                 break
             # "Cloudflare R2" by its word; "EC2" or "S3" as it is
             words = [t for t in tokens if not any(ch.isdigit() for ch in t)] or tokens
-            if all(keyword.knows(t) for t in words) or keyword.names_a_key(_squash(variant)):
+            if all(keyword.knows(t) for t in words) or keyword.names_a_key(squash_name(variant)):
                 found = True
                 break
         if not found and loanwords is not None and loanwords.counterparts(name):
@@ -311,10 +312,6 @@ def absent_names(
         if not found:
             out.append(name)
     return out
-
-
-def _squash(name: str) -> str:
-    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def _standalone(name: str, text: str) -> bool:

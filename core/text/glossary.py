@@ -637,18 +637,19 @@ def _name_variants() -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for group in _NAME_GROUPS:
         for name in group:
-            out[_squash(name)] = group
+            out[squash_name(name)] = group
     return out
 
 
-def _squash(name: str) -> str:
+def squash_name(name: str) -> str:
+    """``name`` lower-cased, letters and digits only ("Sev-1" -> "sev1"): how names compare."""
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def name_variants(name: str) -> tuple[str, ...]:
     """``name`` and the other ways runbooks write it ("M365" -> "Microsoft 365", "O365" ...)."""
-    group = _name_variants().get(_squash(name), ())
-    return (name, *(n for n in group if _squash(n) != _squash(name)))
+    group = _name_variants().get(squash_name(name), ())
+    return (name, *(n for n in group if squash_name(n) != squash_name(name)))
 
 
 # Abbreviations that are common nouns of computing, not names of anything in particular: a
@@ -730,7 +731,7 @@ def proper_names(text: str) -> list[str]:
         for name in untranslated_names(text)
         if name.lower() not in words
         and name.lower() not in _CALENDAR
-        and _squash(name) not in _COMMON_ABBREVIATIONS
+        and squash_name(name) not in _COMMON_ABBREVIATIONS
         and not _unit_of_a_number(name, text)
     ]
     names = [_with_number(name, text) for name in _phrases(text, kept)]
