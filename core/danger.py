@@ -219,6 +219,8 @@ _JA_EVENT_NOUN = re.compile(
     r"|^を(探|検索|検知|検出|監視|調査|調べ|見つけ|特定|追跡)"
 )
 
+_JA_ASIDE = re.compile(r"^[（(][^（）()]{1,20}[）)]")
+
 # The verbal noun before a noun it qualifies (「削除プロジェクトの復元」 a deleted project,
 # 「停止インスタンスの一覧」「削除済みのファイル」「廃棄予定の PC」「削除対象のログ」): a state or a
 # kind of thing, as "the deleted files" is in English. The means of the operation
@@ -697,8 +699,9 @@ def _ja_mood(tail: str, sentence_rest: str, source: str, is_item: bool) -> str |
         if _JA_TE.match(tail) and _JA_REASON.match(sentence_rest):
             return None
         return "instruct"
-    # a nominal use
-    if _JA_EVENT_NOUN.match(tail) or _JA_MODIFIED_NOUN.match(tail):
+    # a nominal use (an aside in brackets set apart: 「ログ消去（1102）を検索する」)
+    noun_tail = _JA_ASIDE.sub("", tail, count=1)
+    if _JA_EVENT_NOUN.match(noun_tail) or _JA_MODIFIED_NOUN.match(noun_tail):
         return None
     if source == "question":
         return "request"

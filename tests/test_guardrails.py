@@ -178,6 +178,7 @@ def test_question_requests_fire(question):
         # the event looked for or prevented, not the operation
         "Webサイト改ざんの再発防止として推奨されていることは？",
         "Linuxのログでユーザーの削除を探したい。どんな文字列で検索すればいい？",
+        "Splunkでイベントログ消去（1102）を検索するクエリを教えてください。",  # an aside between
         "What is the format of the user ID in the ransom note?",
         # a password reset replaces a secret: nothing is destroyed
         "先にパスワードを全部リセットしておくべき？",
