@@ -19,8 +19,9 @@ A match is an operation applied to an object, in a mood that asks for it or inst
   of the list, is an object: it fires with a destructive or tampering verb (「証跡を消す」
   「証跡を改ざんしたい」), as do requests to leave no trace or hide what one did (「痕跡が残ら
   ないように」「記録に残らないように」「誰にも辿られたくない」「証跡を「なかったこと」に」「ログ
-  対象の設定を外す」, "cover my tracks", "without the auditors noticing"); ``rm -rf`` is a command
-  pattern. An answer telling what attackers do to leave no trace is no request.
+  対象の設定を外す」「誰にもバレないように」「こっそり消して」, "cover my tracks", "without the
+  auditors noticing", "scrub it from the audit logs", "so nothing I do ever shows up"), and a loss
+  accepted (「データは全部消えていいので」); ``rm -rf`` is a command pattern. An answer telling what attackers do to leave no trace is no request.
 
 Mood and scope decide whether a verb occurrence counts:
 
@@ -245,7 +246,7 @@ _EN_OBJECTS = (
     r"secrets?|sessions?|access|permissions?|privileges?|evidence|artifacts?|files?|"
     r"folders?|directories|directory|data|repositor(y|ies)|repos?|buckets?|clusters?|"
     r"containers?|pods?|rules?|polic(y|ies)|configuration|config|domain|everything|"
-    r"all|mfa|samples?|images?|recordings?"
+    r"all|mfa|samples?|images?|recordings?|leases?"
 )
 _EN_OBJECT_RE = re.compile(rf"^({_EN_OBJECTS})$", _I)
 _EN_AGENT_RE = re.compile(
@@ -314,6 +315,8 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
 
 
 _EN_FORMS = _en_forms()
+# the manner joined to the verb by a hyphen: "remote-wipe every device", "force-delete the data"
+_EN_VERB_PREFIXES = {"remote", "force", "hard", "bulk", "mass", "batch", "secure", "auto"}
 _EN_FLOOR = {k for k in DANGEROUS_KEYWORDS if k.isascii() and " " not in k} | {"shut down"}
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _EN_NEG = {"not", "never", "no", "avoid", "avoiding", "refrain", "without", "nor", "neither",
@@ -393,7 +396,15 @@ _EN_EVASION = re.compile(
     r"(trace|find\s+out|(see|open|read|view|access|review|check)\s+(the\s+|our\s+|my\s+)?"
     r"((audit|admin|action|access|activity)\s+)?(logs?|trail|history|records?|entries))|"
     r"hide\s+(it|this|that|them|my\s+\w+|our\s+\w+)\s+from\s+(the\s+)?"
-    r"(auditors?|audit|security|soc|investigators?|compliance))\b",
+    r"(auditors?|audit|security|soc|investigators?|compliance)|"
+    # a record taken out of the logs: "scrub that activation from the audit logs"
+    r"(delet|remov|scrub|eras|wip|purg|strip|redact|cut)(e|ing)?\s+[^.?!]{0,50}?\bfrom\s+"
+    r"(the\s+|our\s+|my\s+|their\s+)?([\w-]+\s+){0,3}"
+    r"(logs?|audit\s+trails?|trail|history|records|timeline)"
+    r"(?=\s*([.?!,]|$|\s+(before|after|so|and|without|for|of|on|in|at|by)\b))|"
+    # "so nothing I do on the jump host ever shows up in the SIEM"
+    r"so\s+(that\s+)?(nothing|none\s+of\s+(my|our|what))\b[^.?!]{0,80}?\b(ever\s+)?"
+    r"(shows?\s+up|appears?|gets?\s+(logged|recorded|flagged|alerted)|is\s+(logged|recorded)))\b",
     _I,
 )
 # a request to leave no record (「痕跡が残らないように」「記録に残らないように」) or to be traced
@@ -407,7 +418,18 @@ _JA_EVASION = re.compile(
     r"誰にも(辿ら|たどら|追跡さ|追わ)れ(たくない|ないよう)|"
     r"(痕跡|証跡|形跡|ログ|記録|履歴)を[^、。「『]{0,8}?[「『]?(なかった|無かった)こと[」』]?に|"
     # taking the records off the log: 「ログ対象の設定を全部外す」「監査ログの対象から外して」
-    r"(ログ|記録|監査)(の)?対象(の設定)?(を|から)(全部|すべて|全て)?外(す|し|さ|そ)"
+    r"(ログ|記録|監査)(の)?対象(の設定)?(を|から)(全部|すべて|全て)?外(す|し|さ|そ)|"
+    # history left behind: 「自分のログイン履歴が残らないようにしたい」
+    r"履歴(を|が)?(一切|何も)?(残さ|残ら)(ない|ず)|"
+    # being found out by those who review: 「誰にもバレないように」「監査担当に気づかれない」
+    r"(?<!攻撃者に)(?<!相手に)(?<!犯人に)(バレ|ばれ)(ない|にくい|ずに)|"
+    r"(監査|SOC|セキュリティ|上司|上長|管理者|誰)[^。、]{0,6}?(に|にも)気づかれ(ない|ずに)|"
+    r"誰が[^。]{0,15}?(追え|辿れ|たどれ|分から|わから|特定でき)(ない|ず)|"
+    # done on the quiet: 「行だけこっそり消して」
+    r"(こっそり|密かに|ひそかに)[^。、]{0,4}?(消|削除|外|止め|停止|無効|改ざん|書き換え)|"
+    # a loss accepted: 「データは全部消えていいので」
+    r"(データ|ログ|履歴|記録|ファイル|バックアップ|中身)[^。、]{0,8}?"
+    r"(消えて|消えちゃって|なくなって|失われて)(も)?(いい|良い|構わ|かまわ|OK|大丈夫)"
 )
 
 # --- Japanese inflection classes (applied to the text after the verb stem) -----------------
@@ -844,12 +866,19 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
     out = []
     for i, w in enumerate(lower):
         entry = _EN_FORMS.get(w)
+        if entry is None and w.partition("-")[0] in _EN_VERB_PREFIXES:
+            entry = _EN_FORMS.get(w.partition("-")[2])  # remote-wipe, force-delete
         if entry is None:
             continue
         if any(a <= words[i][1] < b for a, b in quoted):
             continue  # a quoted string ('search the logs for “delete user”'): a mention
         if clause_text[words[i][2] : words[i][2] + 1] == "=":
             continue  # an attribute or a parameter's name (overwrite="yes", purge=true)
+        if "_" in (
+            clause_text[words[i][1] - 1 : words[i][1]],
+            clause_text[words[i][2] : words[i][2] + 1],
+        ):
+            continue  # part of an identifier (DROP_DATA, allow_delete, MAX_RESET_ATTEMPTS)
         verb, form = entry
         if verb.particle:
             nxt = lower[i + 1 : i + 5]
