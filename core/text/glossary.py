@@ -704,17 +704,30 @@ _COMMON_ABBREVIATIONS = frozenset(
         "pin",
         "soc",
         "sla",
+        # the analyst's own common nouns: indicators, techniques, personal data, one-time codes
+        "ioc",
+        "iocs",
+        "ioa",
+        "ttp",
+        "ttps",
+        "pii",
+        "otp",
+        "kpi",
+        "ttl",
     ]
 )
 
 
-# Days and months are written with a capital and name nothing a runbook must carry ("on
-# Thursday night", "at 11pm on a Saturday")
+# Days, months and languages are written with a capital and name nothing a runbook must carry
+# ("on Thursday night", "at 11pm on a Saturday", "the Japanese translation")
 _CALENDAR = frozenset(
     (
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
         "january", "february", "march", "april", "may", "june", "july", "august",
         "september", "october", "november", "december",
+        # languages and nationalities: "the Japanese tutorial" is a document's language
+        "japanese", "english", "chinese", "korean", "american", "british", "european",
+        "french", "german", "spanish",
     )
 )  # fmt: skip
 

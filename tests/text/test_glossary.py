@@ -272,3 +272,6 @@ def test_days_and_months_are_no_names_and_a_mac_is_macos():
         "Statuspage"
     ]
     assert missing_names(["MacBooks"], ["Quarantine works on Windows, Linux and macOS."]) == []
+    # a document's language, and the analyst's own abbreviations, are no names either
+    assert proper_names("In the Japanese Vault tutorial, where does the OTP go?") == ["Vault"]
+    assert proper_names("Zeek に IOC の IP を入れたのに") == ["Zeek"]
