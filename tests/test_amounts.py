@@ -192,6 +192,16 @@ def test_quantities_in_passages():
     assert not states_quantity("duration", ["Step | Action\n1 | Isolate the host"], kept)
     assert states_quantity("limit", ["設定 | 上限 | 20"], "ルールは最大何件まで作れる？")
     assert states_quantity("duration", ["保持期間（日） | 30"], kept)
+    # a setting's value under a heading naming what it counts or measures
+    chars_q = "初期状態だとパスワードって最低何文字で通っちゃうの？"
+    setting = (
+        "認証 > パスワードの最低必要文字数\nパスワードの最低文字数を設定できます。\nデフォルト: 4"
+    )
+    assert states_quantity("count", [setting], chars_q)
+    assert not states_quantity("count", ["認証 > パスワードの再発行\nデフォルト: 有効"], chars_q)
+    assert not states_quantity("count", ["認証 > セッションの有効期間\nデフォルト: 4"], chars_q)
+    timeout = "Admin > Session timeout (minutes)\nHow long an idle session lasts.\nDefault: 30"
+    assert states_quantity("duration", [timeout], "How many minutes before an idle session ends?")
     # a row's number is no value, and a day in a word is no unit
     assert not states_quantity("limit", ["1 | Limit access to the admins"], "What is the limit?")
     assert not states_quantity(

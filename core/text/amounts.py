@@ -274,9 +274,8 @@ def asked_quantity(question: str) -> Quantity | None:
     return None
 
 
-def _count_pattern(question: str) -> re.Pattern[str]:
-    """The asked count with its counter, in either language: 「何回」 and "how many attempts"
-    want 「3回」, "10 attempts", "five failed sign-in attempts" or "twice"."""
+def _counted(question: str) -> tuple[str, str]:
+    """The English nouns and the Japanese counters of the count ``question`` asks for."""
     ja = _COUNT_JA.search(question)
     noun = _COUNT_NOUN_JA.search(question)
     en = _COUNT_EN.search(question)
@@ -286,10 +285,16 @@ def _count_pattern(question: str) -> re.Pattern[str]:
         word = _COUNTER_OF_NOUN[noun.group(1)]
     else:
         word = en.group(1).lower() if en else "times"
-    nouns, counters = next(
+    return next(
         ((n, c) for n, c in _COUNTED if word in n.split("|") or word in c.split("|")),
         ("", re.escape(word)),
     )
+
+
+def _count_pattern(question: str) -> re.Pattern[str]:
+    """The asked count with its counter, in either language: 「何回」 and "how many attempts"
+    want 「3回」, "10 attempts", "five failed sign-in attempts" or "twice"."""
+    nouns, counters = _counted(question)
     english = (
         rf"\b{_EN_COUNT_NUMBER}(?:[\s-]+[a-z-]+){{0,3}}?[\s-]+(?:{nouns})\b" if nouns else r"\b\d"
     )
@@ -334,6 +339,26 @@ def _row_states(kind: Quantity, text: str) -> bool:
     return False
 
 
+# A setting's value under a heading that names what it counts or measures (「パスワードの最低
+# 必要文字数」 over 「デフォルト: 4」, "Session timeout (minutes)" over "Default: 30"): the
+# number stands alone after its label, and the unit is the heading's.
+_LABELLED_VALUE = re.compile(r"^\s*(?:[-*・]\s*)?[^\d\n]{0,24}[:：]\s*\d[\d,.]*\s*$", re.MULTILINE)
+
+
+def _labelled_value(kind: Quantity, text: str, question: str) -> bool:
+    head = "\n".join(text.splitlines()[:2])
+    if kind == "count":
+        nouns, counters = _counted(question)
+        unit = re.compile(
+            rf"(?:{counters})数?|\bnumber of\b|\blength\b"
+            + (rf"|\b(?:{nouns})\b" if nouns else ""),
+            re.IGNORECASE,
+        )
+    else:
+        unit = _ROW_UNITS.get(kind)
+    return bool(unit and unit.search(head) and _LABELLED_VALUE.search(text))
+
+
 # A question asking how long something is kept (「何日分保存されてる？」, "how long do we keep
 # the base backups before they are pruned?") is answered by a period said of keeping: in the
 # sentence that states it, or under a heading about it (「バックアップ保持ポリシー」: 「日次: 7日分」).
@@ -374,7 +399,7 @@ def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> 
     texts = [unicodedata.normalize("NFKC", p) for p in passages]
     if kind == "duration" and _RETENTION_Q.search(unicodedata.normalize("NFKC", question)):
         return any(_retained_period(t) for t in texts)
-    if any(_row_states(kind, t) for t in texts):
+    if any(_row_states(kind, t) or _labelled_value(kind, t, question) for t in texts):
         return True
     if kind == "frequency":  # a frequency word, or an interval (every 6 months)
         patterns = [_FREQUENCY, _DURATION]
