@@ -24,6 +24,14 @@
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_h.json  # cloud DB
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_j.json  # comms
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_i.json  # OSS admin
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_k.json  # cloud
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_j.json  # groupware
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_l.json  # DB ops
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_k.json  # guidelines
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_m.json  # SIEM/TI
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_l.json  # self-hosted
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_n.json  # IAM
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_m.json  # postmortems
     python -m bench.answer_trust --verbose --json out.json
 
 Indexes the runbook folder (default ``runbooks-dev`` from ``Settings.dataset_path``) into a state
@@ -51,8 +59,18 @@ vendor's Japanese security and admin pages, three English ones), ``answer_trust_
 English policies), ``answer_trust_mixed_i.json`` (security monitoring products' English docs,
 Japanese pages of another), ``answer_trust_jp_h.json`` (a cloud database vendor's Japanese docs,
 three English pages), ``answer_trust_mixed_j.json`` (incident communication, status page and
-post-mortem guides in English, three Japanese ones) and ``answer_trust_jp_i.json`` (a Japanese
-OSS admin manual, three English pages of neighbouring tools) are question sets over
+post-mortem guides in English, three Japanese ones), ``answer_trust_jp_i.json`` (a Japanese
+OSS admin manual, three English pages of neighbouring tools), ``answer_trust_mixed_k.json``
+(cloud security automation and forensics in English, a Japanese financial cloud's backup and
+isolation procedures), ``answer_trust_jp_j.json`` (a Japanese groupware admin help, three English
+pages of another tool), ``answer_trust_mixed_l.json`` (database and broker failover, backup and
+access control in English, Japanese database service and pooler docs),
+``answer_trust_jp_k.json`` (Japanese security standards and checklists, three English policies),
+``answer_trust_mixed_m.json`` (detection, threat-intel and case tools in English, Japanese notes
+on them), ``answer_trust_jp_l.json`` (Japanese admin guides of self-hosted services, three
+English pages), ``answer_trust_mixed_n.json`` (identity, MFA and secrets management in English,
+Japanese translations of a guideline and labs) and ``answer_trust_jp_m.json`` (a Japanese
+post-mortem handbook, three English on-call, comms and rollback pages) are question sets over
 other third-party runbooks, whose sources their descriptions name) through the product's runbook pipeline
 (``core.pipelines.PIPELINES["runbook"]``, offline, no audit log). It prints per language pair
 (question language → language of the text holding the answer) and overall:

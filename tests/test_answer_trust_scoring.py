@@ -272,6 +272,14 @@ def test_load_questions_rejects_a_bad_entry(tmp_path: Path) -> None:
         "answer_trust_jp_h.json",
         "answer_trust_mixed_j.json",
         "answer_trust_jp_i.json",
+        "answer_trust_mixed_k.json",
+        "answer_trust_jp_j.json",
+        "answer_trust_mixed_l.json",
+        "answer_trust_jp_k.json",
+        "answer_trust_mixed_m.json",
+        "answer_trust_jp_l.json",
+        "answer_trust_mixed_n.json",
+        "answer_trust_jp_m.json",
     ],
 )
 def test_the_other_development_question_files_are_consistent(name: str) -> None:
