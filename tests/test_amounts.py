@@ -69,6 +69,10 @@ def test_amounts_in_passages():
         ("What is the target time to acknowledge a P1 page, in minutes?", "duration"),
         ("監査ログは何日間保存するのが推奨ですか？", "duration"),
         ("調査グラフはどのくらい前のインシデントまで遡れますか？", "duration"),
+        # a period asked by its name
+        ("What's Keycloak's default access token lifespan?", "duration"),
+        ("What is the idle session timeout for the web app?", "duration"),
+        ("セッションのタイムアウトはどのくらい？", "duration"),
         ("How often do we review the manual blocklist entries?", "frequency"),
         ("バックアップはどのくらいの頻度で取ればいい？", "frequency"),
         ("How many failed sign-in attempts lock the account?", "count"),
@@ -104,6 +108,7 @@ def test_questions_asking_for_a_quantity(question, kind):
         "How long does it take to reimage a laptop?",  # "until …" answers it too
         "How much time do we have to notify the regulator?",
         "How many people should join the incident call?",  # "a handful", or the roles
+        "What is a session timeout?",  # a definition
         "頻度の高いアラートはどう扱う？",  # frequent alerts, not a frequency
         "復旧にはどのくらいの時間がかかる？",
         "証拠はいつまで保管すべき？",  # until an event

@@ -140,13 +140,18 @@ _DURATION_EN = re.compile(
     r"|\bhow long (?:do|does|should|must|can|will|are|is)\b[^?.!]{0,60}"
     r"\b(?:kept|keep|retain(?:ed)?|stored?|held|hold|preserved?|valid|last|expire)\b"
     rf"|\b(?:in|as) {_EN_TIME_UNIT}\s*\??\s*$"
-    r"|\bhow far back\b",
+    r"|\bhow far back\b"
+    # a period asked by its name: "what's Keycloak's default access token lifespan?"
+    r"|\bwhat(?:'s| is| are)\b(?!\s+(?:a|an)\s)[^?.!]{0,60}\b(?:lifespans?|lifetimes?|time-?outs?|ttls?|expiry"
+    r"|expiration|validity period)\b",
     re.IGNORECASE,
 )
 # not どのくらいの時間がかかる: "how long does it take" may be answered by an event
 _DURATION_JA = re.compile(
     r"何(?:営業)?日|何時間|何分|何秒|何週|何か月|何ヶ月|何カ月|何ケ月|何ヵ月|何年"
     r"|(?:どの|どれ)くらい(?:の)?(?:期間|前|日数)|(?:どの|どれ)くらい(?:保存|保管|保持|残)"
+    r"|(?:有効期間|有効期限|タイムアウト|寿命|保持期間|保存期間|保管期間|猶予期間)(?:の長さ)?"
+    r"(?:は|って|が)?(?:どのくらい|どれくらい|どの程度|どれほど)"
 )
 _FREQUENCY_EN = re.compile(r"\bhow often\b|\bhow frequently\b|\bat what interval", re.IGNORECASE)
 # not 「頻度の高いアラート」: the frequency asked for
