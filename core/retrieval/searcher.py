@@ -89,6 +89,10 @@ NAVIGATION_WEIGHT = 0.5
 # of the cited passages carries the names).
 NAMED_TOP_K = 16
 NAMED_MISS_WEIGHT = 0.5
+# A question referring to a document by its name ("the SOC metrics note", 「障害報告の手順書」):
+# this many of its terms or more, found in one document's file name and title and in no other's
+# as many (``referred_documents``), prefer that document as NAMED_MISS_WEIGHT does.
+REFERRED_MIN_TERMS = 2
 OTHER_SCRIPT_WEIGHT = 0.3  # see Searcher._across_scripts
 # The most a passage in the other script's keyword score is scaled by (``language_balance``).
 # Measured with bench.answer_trust (development set, and folders of third-party runbooks in
@@ -336,6 +340,66 @@ def prefer_named(hits: list[Hit], names: list[str], top_k: int = NAMED_TOP_K) ->
     hits[:top_k] = head
 
 
+def referred_documents(
+    hits: Sequence[Hit], text: str, tokenize: Callable[[str], list[str]]
+) -> set[str]:
+    """The one document among ``hits`` that ``text`` refers to by its name: the words before a
+    noun for a document ("the SOC metrics note", "the PPC guideline controls table",
+    「ウイルス対策の管理策一覧」, ``_DOCUMENT_NOUN``), of which at least REFERRED_MIN_TERMS
+    terms are in one document's file name and title and in no other's as many
+    (``soc-metrics.pdf``, ``controls-ppc-guideline.md`` over ``points-ppc-guideline.md``).
+    None when the question names no document, or two share the most ("the incident response
+    plan" in a folder of incident response plans)."""
+    asked: set[str] = set()
+    for m in _DOCUMENT_NOUN.finditer(text):
+        before = _SENTENCE_BREAK.split(text[max(0, m.start() - 40) : m.start()])[-1]
+        asked.update(tokenize(before + m.group(0)))
+    if len(asked) < REFERRED_MIN_TERMS:
+        return set()
+    shared: dict[str, int] = {}
+    for hit in hits:
+        doc = hit.chunk.doc_id
+        if doc in shared:
+            continue
+        stem = _PATH_SEPARATORS.sub(" ", hit.chunk.source.rsplit(".", 1)[0])
+        name = tokenize(f"{_CAMEL.sub(' ', stem)}\n{hit.chunk.title}")
+        shared[doc] = len(asked.intersection(name))
+    most = max(shared.values(), default=0)
+    if most < REFERRED_MIN_TERMS:
+        return set()
+    referred = {doc for doc, n in shared.items() if n == most}
+    return referred if len(referred) == 1 else set()
+
+
+# Nouns an asker names a document by ("the post-mortem template", 「障害対応の手順書」)
+_DOCUMENT_NOUN = re.compile(
+    r"\b(?:notes?|docs?|documents?|documentation|pages?|guides?|guidelines?|playbooks?|"
+    r"runbooks?|templates?|checklists?|polic(?:y|ies)|manuals?|tables?|tutorials?|standards?|"
+    r"sops?|handbooks?|readmes?|specs?|specifications?|articles?|write-?ups?)\b|"
+    r"手順書|マニュアル|テンプレート|ガイドライン|ガイド|規程|規定|チェックリスト|ノート|資料|"
+    r"文書|ドキュメント|一覧|基準|方針|プレイブック|ランブック",
+    re.IGNORECASE,
+)
+_SENTENCE_BREAK = re.compile(r"[.?!。？！\n]")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def prefer_referred(
+    hits: list[Hit], text: str, tokenize: Callable[[str], list[str]], top_k: int = NAMED_TOP_K
+) -> None:
+    """Re-rank the first ``top_k`` hits in place so that the document the question refers to
+    by its name (``referred_documents``) comes first, as ``prefer_named`` does."""
+    head = hits[:top_k]
+    referred = referred_documents(head, text, tokenize)
+    if not referred or all(h.chunk.doc_id in referred for h in head):
+        return
+    for hit in head:
+        if hit.chunk.doc_id not in referred:
+            hit.combined *= NAMED_MISS_WEIGHT
+    head.sort(key=lambda h: (-h.combined, h.chunk.chunk_id))
+    hits[:top_k] = head
+
+
 def language_balance(
     keyword: KeywordIndex, tokens: list[str], translated: list[str], script: str
 ) -> float:
@@ -428,6 +492,8 @@ class Searcher:
         candidates = self._filter(hits, query)
         names = proper_names(query.text) if self.corpus.spec.kind == "runbook" else []
         prefer_named(candidates, names)
+        if self.corpus.spec.kind == "runbook" and "keyword" in wanted:  # a lexical match
+            prefer_referred(candidates, query.text, self.corpus.tokenizer.tokenize)
         absent = (
             absent_names(
                 names,

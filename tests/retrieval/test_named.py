@@ -67,3 +67,58 @@ def test_the_extractive_answer_quotes_the_runbook_that_names_the_product(folder)
     quoted = {c.file for c in answer.citations if c.cited}
     assert quoted == {"tools.md"}, answer.answer
     assert "ネットワーク封じ込め" in answer.answer
+
+
+def _hit(source: str, title: str, score: float):
+    from types import SimpleNamespace
+
+    chunk = SimpleNamespace(doc_id=source, source=source, title=title, chunk_id=source)
+    return SimpleNamespace(chunk=chunk, combined=score)
+
+
+@pytest.mark.parametrize(
+    ("question", "referred"),
+    [
+        ("What does the SOC metrics note recommend about false positives?", "soc-metrics.pdf"),
+        ("In the PPC guideline controls table, who owns the row?", "controls-ppc-guideline.md"),
+        ("ウイルス対策の管理策一覧で、初動の行の担当は？", "virus-controls.docx"),
+        ("What does the post-mortem template ask for?", "post-mortem-template.md"),
+    ],
+)
+def test_a_document_referred_to_by_its_name_comes_first(question, referred):
+    from core.text.tokenize import get_tokenizer
+
+    hits = [
+        _hit("sigma-filters.md", "Sigma Filters Specification", 0.60),
+        _hit("points-ppc-guideline.md", "PPC ガイドラインの要点", 0.59),
+        _hit("post-mortems.md", "Post-mortems", 0.58),
+        _hit("virus-controls.docx", "ウイルス対策 管理策一覧", 0.57),
+        _hit("controls-ppc-guideline.md", "PPC ガイドライン 管理策", 0.56),
+        _hit("post-mortem-template.md", "Template", 0.55),
+        _hit("soc-metrics.pdf", "SOC指標", 0.54),
+    ]
+    tokenize = get_tokenizer("janome").tokenize
+    assert searcher.referred_documents(hits, question, tokenize) == {referred}
+    searcher.prefer_referred(hits, question, tokenize)
+    assert hits[0].chunk.source == referred
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do we count false positives?",  # no document named
+        "What does the incident response plan say about escalation?",  # every plan is one
+        "CrowdStrike Falcon で感染端末をネットワークから隔離する手順",  # a topic, not a name
+    ],
+)
+def test_no_document_is_referred_to_without_a_unique_name(question):
+    from core.text.tokenize import get_tokenizer
+
+    hits = [
+        _hit("ir-plan-aws.md", "Incident Response Plan (AWS)", 0.9),
+        _hit("ir-plan-gcp.md", "Incident Response Plan (GCP)", 0.8),
+        _hit("isolation.md", "感染端末の隔離手順", 0.7),
+        _hit("false-positives.md", "Counting", 0.6),
+    ]
+    tokenize = get_tokenizer("janome").tokenize
+    assert searcher.referred_documents(hits, question, tokenize) == set()
