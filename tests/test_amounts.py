@@ -197,6 +197,10 @@ def test_quantities_in_passages():
     assert not states_quantity("duration", ["Step | Action\n1 | Isolate the host"], kept)
     assert states_quantity("limit", ["設定 | 上限 | 20"], "ルールは最大何件まで作れる？")
     assert states_quantity("duration", ["保持期間（日） | 30"], kept)
+    # the machines counted with つ: 「3 つのデータ・ノード」 (not any three things)
+    nodes_q = "Redis は何台構成？ Sentinel は何ノードで動いてる？"
+    assert states_quantity("count", ["各サービスは 3 つのデータ・ノードで構成されます。"], nodes_q)
+    assert not states_quantity("count", ["復旧には 3 つの手順があります。"], nodes_q)
     # a setting's value under a heading naming what it counts or measures
     chars_q = "初期状態だとパスワードって最低何文字で通っちゃうの？"
     setting = (

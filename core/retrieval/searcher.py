@@ -272,9 +272,23 @@ def missing_in_passages(names: Sequence[str], hits: Sequence[Hit]) -> list[str]:
     missing = missing_names(list(names), texts)
     if not missing:
         return []
-    # a file's name is written in any case and with any separators
-    paths = [_PATH_SEPARATORS.sub(" ", h.chunk.source).lower() for h in hits]
-    return [n for n in missing if missing_names([n.lower()], paths)]
+    # a file's name is written in any case, with any separators or none: each word of the name
+    # inside it ("Compose PostgreSQL" in ``ComposeForPostgreSQL/dashboard-settings.md``)
+    sources = {h.chunk.source for h in hits}
+    return [
+        n
+        for n in missing
+        if not any(_words_in(v, source) for v in name_variants(n) for source in sources)
+    ]
+
+
+def _words_in(name: str, source: str) -> bool:
+    """Each word of ``name`` is in the file's name: a word of four letters or more anywhere
+    in it, a shorter one ("EKS", "R2") as a part of its own between separators."""
+    squashed = squash_name(source)
+    parts = set(_PATH_SEPARATORS.sub(" ", source).lower().split())
+    words = [squash_name(w) for w in name.split() if squash_name(w)]
+    return bool(words) and all(w in squashed if len(w) >= 4 else w in parts for w in words)
 
 
 # A name checked against the whole folder: letters (and digits) standing as a word of their own

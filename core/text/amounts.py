@@ -124,7 +124,10 @@ _SIZE = re.compile(
 _COUNTED = (
     ("times|attempts|tries|retries|failures", "回|度"),
     ("people|persons|members|staff|users|individuals|engineers|responders", "人|名"),
-    ("devices|hosts|machines|servers|nodes|instances|computers", "台"),
+    (
+        "devices|hosts|machines|servers|nodes|instances|computers",
+        "台|ノード|インスタンス|サーバー|ホスト",
+    ),
     ("characters|chars|letters", "文字"),
     ("digits", "桁"),
     ("generations|versions|copies", "世代"),
@@ -165,7 +168,7 @@ _COUNT_EN = re.compile(
     re.IGNORECASE,
 )
 _COUNT_JA = re.compile(
-    r"何(回|度|件|人|名|台|個|通|文字|桁|世代|リクエスト|接続|クレジット|ポイント)"
+    r"何(回|度|件|人|名|台|ノード|個|通|文字|桁|世代|リクエスト|接続|クレジット|ポイント)"
 )
 # the counted noun asked with いくつ/何: 「世代はいくつ保持する？」「回数は何回まで」 want 「7 世代」
 _COUNT_NOUN_JA = re.compile(
@@ -309,7 +312,9 @@ def _count_pattern(question: str) -> re.Pattern[str]:
         if "回" in counters
         else ""
     )
-    return re.compile(rf"{english}|{_JA_NUMBER}\s?(?:{counters}){once}", re.IGNORECASE)
+    # 「3 台」, and the noun counted with つ: 「3 つのデータ・ノード」
+    ja = rf"{_JA_NUMBER}\s?(?:(?:つ|個)の[^、。\s\d]{{0,8}}?)?(?:{counters})"
+    return re.compile(rf"{english}|{ja}{once}", re.IGNORECASE)
 
 
 # A table row of an option's name, its description and its default ("days | The number of days

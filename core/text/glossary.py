@@ -623,6 +623,8 @@ _NAME_GROUPS = (
     ("GWS", "Google Workspace", "G Suite"),
     ("K8s", "Kubernetes"),
     ("AWS", "Amazon Web Services"),
+    ("ES", "Elasticsearch"),
+    ("Postgres", "PostgreSQL"),
     ("EXO", "Exchange Online"),
     ("SPO", "SharePoint Online"),
     ("PAN-OS", "Palo Alto"),

@@ -122,3 +122,20 @@ def test_no_document_is_referred_to_without_a_unique_name(question):
     ]
     tokenize = get_tokenizer("janome").tokenize
     assert searcher.referred_documents(hits, question, tokenize) == set()
+
+
+def test_a_name_is_read_in_a_file_name_written_without_separators():
+    from types import SimpleNamespace
+
+    def hit(source: str):
+        chunk = SimpleNamespace(
+            title="設定", text="ホワイトリストのエントリーを削除する。", source=source
+        )
+        return SimpleNamespace(chunk=chunk)
+
+    page = hit("IBM-Docs__ComposeForPostgreSQL__dashboard-settings.md")
+    assert searcher.missing_in_passages(["Compose PostgreSQL"], [page]) == []
+    assert searcher.missing_in_passages(["Postgres"], [page]) == []  # its other name
+    # a short name is a part of its own: "ES" is not the "es" of "settings"
+    assert searcher.missing_in_passages(["ES"], [page]) == ["ES"]
+    assert searcher.missing_in_passages(["EKS"], [hit("aws-eks-best-practices/x.md")]) == []
