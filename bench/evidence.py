@@ -6,6 +6,9 @@
                                         # + the PagerDuty translations, with the shipped weights
     WB_DATASETS_DIR=/work/shared/datasets python -m bench.evidence --fit --held-out
                                         # the shipped fit: calibration set + PagerDuty pairs
+    python -m bench.evidence --fit --answer-trust runs/*.json
+                                        # + the questions of bench.answer_trust runs over
+                                        # third-party runbooks (--json), one group per set
 
 On a loaded machine set OMP_NUM_THREADS=1: the query embedding then takes ~0.5 s instead of ~18 s.
 
@@ -72,6 +75,42 @@ def held_out_groups(settings: Settings) -> list[Group]:
                 )
             )
     return groups
+
+
+def answer_trust_rows(paths: list[Path]):
+    """Features, labels, pairs and groups from ``python -m bench.answer_trust --json`` outputs:
+    the grade's inputs as the real search computed them for each question (answerable and
+    alarming 1, unanswerable 0; dangerous requests are scored for the banner, not here), and
+    whether the rules beside the model let it pass (names in the passages and in the folder,
+    the quantity asked for). One group per question set: its documents are third-party
+    runbooks, a set left out is a folder the fit never saw."""
+    xs, ys, pairs, groups, ok = [], [], [], [], []
+    for path in paths:
+        run = json.loads(path.read_text(encoding="utf-8"))
+        name = Path(run["questions_file"]).stem.removeprefix("answer_trust_")
+        for o in run["outcomes"]:
+            e = o.get("evidence") or {}
+            if o["category"] == "dangerous" or "cosine" not in e:
+                continue
+            f = guardrails.evidence_features(
+                e["cosine"],
+                None if e["cross_language"] else e["coverage"],
+                e["bm25"],
+                e["translated_coverage"],
+                e["margin"],
+            )
+            xs.append([f[n] for n in guardrails.EVIDENCE_FEATURES])
+            ys.append(1.0 if o["answerable"] else 0.0)
+            pairs.append(o["pair"].replace("→", "->"))
+            groups.append(f"set {name}")
+            ok.append(e["names_found"] and e["quantity_found"] and e.get("names_in_folder", True))
+    return (
+        np.asarray(xs, dtype=np.float64),
+        np.asarray(ys),
+        np.asarray(pairs),
+        np.asarray(groups),
+        np.asarray(ok, dtype=np.float64),
+    )
 
 
 def _group(pair: str, data: Path | None, answerable: list[str], unanswerable: list[str]) -> Group:
@@ -158,6 +197,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fit", action="store_true")
     parser.add_argument("--held-out", action="store_true")
+    parser.add_argument(
+        "--answer-trust",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="RUN.json",
+        help="outputs of bench.answer_trust --json over third-party runbooks: their questions "
+        "join the fit (one group per set), and are reported with and without the rules",
+    )
     args = parser.parse_args()
     settings = Settings(
         _env_file=None, state_dir=STATE, allowed_roots=[PROJECT_ROOT, Path(STATE).parent]
@@ -202,8 +250,16 @@ def main() -> None:
                 if (predict(shipped, hx[i : i + 1])[0] >= 0.5) != (hy[i] == 1)
             ]
             print("  misclassified:", misses)
+    groups = np.asarray(tags if args.fit and args.held_out else [f"cal {p}" for p in pairs])
+    if args.answer_trust:
+        ax, ay, apairs, agroups, aok = answer_trust_rows(args.answer_trust)
+        print(f"answer-trust sets: {int(ay.sum())} answerable, {int((1 - ay).sum())} unanswerable")
+        report("shipped weights", predict(shipped, ax), ay, apairs)
+        report("shipped weights, with the rules", predict(shipped, ax) * aok, ay, apairs)
+        if args.fit:
+            x, y = np.vstack([x, ax]), np.concatenate([y, ay])
+            pairs, groups = np.concatenate([pairs, apairs]), np.concatenate([groups, agroups])
     if args.fit:
-        groups = np.asarray(tags if args.held_out else [f"cal {p}" for p in pairs.tolist()])
         w = fit_logistic(x, y)
         print(f"fitted weights (bias, {', '.join(names)}): {w.round(2).tolist()}")
         report("in-sample", predict(w, x), y, pairs)
@@ -212,6 +268,16 @@ def main() -> None:
             out = groups == group
             held[out] = predict(fit_logistic(x[~out], y[~out], steps=5000), x[out])
         report("leave-one-group-out", held, y, pairs)
+        if args.answer_trust:
+            sets = np.char.startswith(groups.astype(str), "set ")
+            report("answer-trust sets, leave-one-set-out", held[sets], y[sets], pairs[sets])
+            report(
+                "answer-trust sets, leave-one-set-out, with the rules",
+                held[sets] * aok,
+                y[sets],
+                pairs[sets],
+            )
+            report("own questions, leave-one-group-out", held[~sets], y[~sets], pairs[~sets])
 
 
 if __name__ == "__main__":
