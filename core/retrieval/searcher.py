@@ -366,7 +366,8 @@ def referred_documents(
     plan" in a folder of incident response plans)."""
     asked: set[str] = set()
     for m in _DOCUMENT_NOUN.finditer(text):
-        before = _SENTENCE_BREAK.split(text[max(0, m.start() - 40) : m.start()])[-1]
+        # the name is the noun phrase before the noun: after its determiner or particle
+        before = _NAME_START.split(text[max(0, m.start() - 40) : m.start()])[-1]
         asked.update(tokenize(before + m.group(0)))
     if len(asked) < REFERRED_MIN_TERMS:
         return set()
@@ -394,7 +395,11 @@ _DOCUMENT_NOUN = re.compile(
     r"文書|ドキュメント|一覧|基準|方針|プレイブック|ランブック",
     re.IGNORECASE,
 )
-_SENTENCE_BREAK = re.compile(r"[.?!。？！\n]")
+_NAME_START = re.compile(
+    r"[.?!。？！、「」\n]|\b(?:the|a|an|this|that|these|those|our|your|my|their|its)\s+|"
+    r"(?<=[ぁ-んァ-ヶー一-龥A-Za-z0-9])[はがをにでともや](?=[ァ-ヶー一-龥A-Za-z0-9]|$)",
+    re.IGNORECASE,
+)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 

@@ -139,3 +139,17 @@ def test_a_name_is_read_in_a_file_name_written_without_separators():
     # a short name is a part of its own: "ES" is not the "es" of "settings"
     assert searcher.missing_in_passages(["ES"], [page]) == ["ES"]
     assert searcher.missing_in_passages(["EKS"], [hit("aws-eks-best-practices/x.md")]) == []
+
+
+def test_the_name_is_the_noun_phrase_before_the_document_noun():
+    """From the Defender for Cloud page: a screen of the product is named, not a page whose
+    title shares the question's other words (JIT, VM)."""
+    from core.text.tokenize import get_tokenizer
+
+    hits = [
+        _hit("jit-usage.pdf", "Just-In-Time アクセスを使用して管理ポートを保護する", 0.6),
+        _hit("jit-overview.md", "Understanding just-in-time (JIT) VM access", 0.5),
+    ]
+    question = "When I turn on JIT for a VM from the Defender for Cloud page, which ports?"
+    tokenize = get_tokenizer("janome").tokenize
+    assert searcher.referred_documents(hits, question, tokenize) == set()
