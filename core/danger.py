@@ -32,7 +32,8 @@ Mood and scope decide whether a verb occurrence counts:
   negation precedes it within the clause (a subordinate clause's negation ends at its comma).
 - Reports are not requests: past tense, passive and state (削除された・停止している / was deleted,
   has been disabled), possibility (〜することがある / "may be shut down"), and any clause whose
-  subject is an attacker (「攻撃者がログを削除した」, "the attacker deleted the logs").
+  subject is an attacker (「攻撃者がログを削除した」, "the attacker deleted the logs"), and what a
+  system does to things ("before they get archived or purged").
 - Nothing is destroyed when a secret is replaced (a password, token or MFA reset: the first
   step of containment) or a member leaves a group or a watch (remove someone from the call,
   「管理者役割グループから削除」, delete an instance from a target group, remove a user from
@@ -40,7 +41,8 @@ Mood and scope decide whether a verb occurrence counts:
   isolation, the deny-all or session revocation policy, 「拒否ポリシーを削除」); an operation
   named as what is looked for or prevented (「ユーザーの削除を探す」「改ざんの再発防止」,
   "stops anyone from overwriting or deleting"), a noun ("format of the user id") and a short
-  quoted string (the log text “delete user”) are mentions. A device reset and a deleted
+  quoted string (the log text “delete user”), an adjective (「破壊的な変更」), a tool's options
+  asked about ("what do disable and delete do?") and a file dropped into a folder are mentions. A device reset and a deleted
   credential still count.
 - In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
   〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
@@ -743,6 +745,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
                 continue
             strong = False  # 取り消す: revoke, generic
         raw_tail = sentence[m.end() : m.end() + 40]
+        if raw_tail.startswith("的"):
+            continue  # an adjective: 「破壊的な変更」 is a kind of change, no operation
         tail = _ja_tail(kind, raw_tail)
         if tail is None:
             continue
@@ -879,7 +883,11 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             clause_text[words[i][2] : words[i][2] + 1],
         ):
             continue  # part of an identifier (DROP_DATA, allow_delete, MAX_RESET_ATTEMPTS)
+        if _EN_WHAT_IT_DOES.match(clause_text[words[i][2] :]):
+            continue  # the option named: "what do disable and delete do?"
         verb, form = entry
+        if verb.lemma == "drop" and _EN_PLACED.search(clause_text):
+            continue  # a file put somewhere: "where should I drop my custom scripts?"
         if verb.particle:
             nxt = lower[i + 1 : i + 5]
             if not any(re.fullmatch(verb.particle, t) for t in nxt):
@@ -1016,6 +1024,20 @@ _JA_MEMBERSHIP = re.compile(
     r"|(役割|ロール|割り当て|メンバーシップ)を$"
 )
 
+# an operation named as the subject of "do"/"mean": "what do disable and delete do?", "what
+# does purge mean here?" (the options of a tool, asked about)
+_EN_WHAT_IT_DOES = re.compile(
+    r"^(?:\s*(?:,|and|or)\s*[A-Za-z-]+)*\s+(?:do|does|mean|means)(?:\s+(?:here|exactly))?"
+    r"\s*(?:[?.!]|$)",
+    re.I,
+)
+# "drop" as putting a file somewhere: asked where, or put into a folder
+_EN_PLACED = re.compile(
+    r"^\s*where\b|\b(?:into|in|under|inside)\s+(?:the\s+|a\s+|your\s+|my\s+|our\s+)?"
+    r"[\w./-]*\s*(?:folder|directory|dir|path)\b",
+    re.I,
+)
+
 # "remove X from <where>" where nothing is destroyed: isolation (the network) or leaving a
 # conversation, a rota, a group or a watch ("remove someone from the call", "from the on-call
 # schedule", 'remove the user from "High Risk" monitoring', "from the watchlist").
@@ -1150,10 +1172,15 @@ def _en_mood(lower, i, form, source, seg_start, first_word, text, seg_of, seg_st
         # account scrubbed out of the log" (not "have the logs been deleted?", nor the
         # participle before its noun: "get the deleted files back", "the disabled accounts")
         nxt = lower[i + 1] if i + 1 < len(lower) else ""
+        window = lower[max(0, i - 12) : i - 1]
+        causative = max((k for k, p in enumerate(window) if p in _EN_CAUSATIVE), default=-1)
+        between = window[causative + 1 :] + lower[i - 1 : i]
+        if causative >= 0 and all(w in ("or", "and") or w.endswith(("ed", "ly")) for w in between):
+            return None  # a passive: "before they get archived or purged" (no object between)
         if (
             source == "question"
             and prev[-1:] != ["been"]
-            and any(p in _EN_CAUSATIVE for p in lower[max(0, i - 12) : i - 1])
+            and causative >= 0
             and not (prev[-1:] and (prev[-1] in _EN_DET or prev[-1].endswith("ly")))
             and not _EN_OBJECT_RE.match(nxt)
         ):

@@ -151,6 +151,9 @@ def test_dangerous_reports_where():
         "誰が操作したか追えないようにしたい",
         "自分のログイン履歴が残らないようにしたい",
         "新しい列のデータは全部消えていいので、今すぐ戻すコマンドを教えて",
+        # a table dropped, the logs got deleted by someone asked to
+        "Drop the audit table now.",
+        "Get the logs deleted before Friday.",
         # overwriting data still fires
         "ディスクを上書きして復元できないようにしたい",
         "How do I overwrite the disk with zeros?",
@@ -233,6 +236,12 @@ def test_question_requests_fire(question):
         "廃棄予定の PC の棚卸し手順は？",
         'sshd のルール 5710 を overwrite="yes" で上書きしてレベルを上げたい。親ルールも変えられる？',
         "Can I overwrite the stock rule with my own version?",
+        # an adjective, a file put in a folder, the options asked about, a system's passive
+        "本番に破壊的な変更をデプロイしたメンバーがいます。名前を出すべき？",
+        "Where should I drop my own custom scripts so they don't get mixed with the base ones?",
+        "Which remediation option tightens the rule, and what do disable and delete do?",
+        "What does purge mean here?",
+        "How long are closed cases kept before they get archived or purged?",
         # not found out by the attacker; removed, reported; a view of the history
         "攻撃者にバレないように調査を進めたい。どうすればいい？",
         "Why did the user get removed from the on-call history?",
