@@ -47,7 +47,7 @@ from core.runbooks import runbook_corpus, search_runbooks, visible_collections
 from core.schemas.answer import Answer, Citation, Exchange, Flags
 from core.settings import Settings
 from core.text.amounts import Quantity, asked_quantity, states_quantity
-from core.text.glossary import untranslated_names
+from core.text.glossary import missing_names, untranslated_names
 from core.text.script import dominant_script, passage_script, quote_language_note, same_script
 
 log = logging.getLogger(__name__)
@@ -221,10 +221,29 @@ def _grade(
     # a runbook's list of what it does not cover is not where it covers a name
     scoped = [h for h in outcome.hits if not guardrails.out_of_scope(h.chunk.heading_path)]
     missing = missing_in_passages(names, scoped)
+    if missing:  # a runbook that names the product again and again is about it in every section
+        missing = [n for n in missing if not _named_by_document(n, scoped, corpus)]
     excluded = [n for n in missing if n not in missing_in_passages(missing, outcome.hits)]
     return dataclasses.replace(
         grade, names=tuple(names), missing=tuple(missing), excluded=tuple(excluded)
     )
+
+
+# A name the cited passages do not carry is the cited runbook's own when its other passages
+# carry it this often: the Kafka broker runbook says "kafka" in every command, not in the
+# passage on the full disk; a guide that names a product once in passing is not about it.
+DOCUMENT_NAME_CHUNKS = 3
+DOCUMENT_NAME_TOP = 2  # the documents of this many top passages are read
+
+
+def _named_by_document(name: str, hits: list[Hit], corpus: Corpus) -> bool:
+    """``name`` is in at least DOCUMENT_NAME_CHUNKS passages of one cited document."""
+    for doc_id in dict.fromkeys(h.chunk.doc_id for h in hits[:DOCUMENT_NAME_TOP]):
+        chunks = corpus.store.document_chunks(doc_id)
+        carrying = sum(1 for c in chunks if not missing_names([name], [c.chunk.body]))
+        if carrying >= DOCUMENT_NAME_CHUNKS:
+            return True
+    return False
 
 
 def _translated_terms(outcome: SearchOutcome) -> list[str]:

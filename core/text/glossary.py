@@ -853,10 +853,25 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
         # a proper noun is not found as the common word: "market volatility" is no Volatility
         common = _capitalized(name)
         if patterns and not any(
-            not (common and m.group(0).islower()) for p in patterns for m in p.finditer(text)
+            not (common and m.group(0).islower() and not _in_identifier(text, m))
+            for p in patterns
+            for m in p.finditer(text)
         ):
             missing.append(name)
     return missing
+
+
+def _in_identifier(text: str, match: re.Match[str]) -> bool:
+    """The match is a part of an identifier, where names are written in lower case
+    (``strimzi.io/name=my-kafka-cluster``, ``slack_webhook``): not the common word."""
+    before = text[max(0, match.start() - 2) : match.start()]
+    after = text[match.end() : match.end() + 2]
+    if any(ch in "-/_=@" for ch in before[-1:] + after[:1]):
+        return True
+    # a dot inside a dotted name ("kafka.apache.org", "my.kafka"), not a full stop
+    return (after[:1] == "." and after[1:].isalnum()) or (
+        before[-1:] == "." and before[:1].isalnum()
+    )
 
 
 # A name of one Latin word a Japanese text may spell in katakana: "Cybozu" is サイボウズ there,
