@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.retrieval.keyword import KeywordIndex
-from core.retrieval.searcher import absent_names, named_documents
+from core.retrieval.searcher import absent_identifiers, absent_names, named_documents
 from core.runbook_chat import ChatConfig, ask, search_runbooks
 from core.text.loanwords import LoanwordIndex
 from core.text.tokenize import get_tokenizer
@@ -95,6 +95,32 @@ def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
     # a name is looked up by its stem, as the index keeps its words ("Analytics", "Windows")
     stems, tok = _index(["Log Analytics keeps the Windows events."])
     assert absent_names(["Analytics", "Windows"], "Analytics と Windows", stems, tok.tokenize) == []
+
+
+def test_settings_and_configuration_files_the_folder_never_writes_are_absent():
+    keyword, tokenizer = _index(
+        [*RUNBOOKS.values(), "postgresql.conf の autovacuum_naptime を 1min にする。"]
+    )
+
+    def absent(question: str) -> list[str]:
+        return absent_identifiers(question, keyword, tokenizer.tokenize)
+
+    assert absent("autovacuum_vacuum_scale_factor の既定値は？") == [
+        "autovacuum_vacuum_scale_factor"
+    ]
+    assert absent("autovacuum_naptime はいくつにすべき？") == []
+    assert absent("postgresql.conf と archives.json はどこ？") == ["archives.json"]
+    assert absent("Sigma の value_count の書き方") == ["value_count"]
+    # a command the folder writes, and words that are no settings
+    assert absent("pg_dump の世代は？") == []
+    assert absent("How do I restore it, i.e. roll back?") == []
+
+
+def test_a_question_quoting_a_setting_no_runbook_writes_is_refused(folder):
+    settings, data = folder
+    a = _ask("nginx の ssl_stapling_verify はどう設定する？", settings, data)
+    assert a.flags.insufficient_evidence
+    assert "「ssl_stapling_verify」は、どの手順書にも出てきません" in a.answer
 
 
 def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):

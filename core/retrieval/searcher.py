@@ -332,6 +332,30 @@ def absent_names(
     return out
 
 
+# What a question quotes from a configuration: a setting or field written in snake case
+# (``autovacuum_vacuum_scale_factor``, ``value_count``, ``AUDIT_LOG_EXCLUDE_ACTIONS``) or a
+# configuration or log file (``archives.json``, ``conn.log``). Runbooks copy these as they are.
+_IDENTIFIER = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?:[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
+    r"|[A-Za-z0-9][A-Za-z0-9_-]*\.(?:json|ya?ml|conf|cfg|ini|toml|xml|log|properties|env))"
+    r"(?![A-Za-z0-9_])"
+)
+
+
+def absent_identifiers(
+    text: str, keyword: KeywordIndex, tokenize: Callable[[str], list[str]]
+) -> list[str]:
+    """The settings and configuration files ``text`` quotes (``_IDENTIFIER``) that no runbook of
+    the folder carries: a question about ``value_count`` over runbooks that never write it is
+    not answered from their other correlation rules."""
+    out = []
+    for ident in dict.fromkeys(_IDENTIFIER.findall(text)):
+        tokens = tokenize(ident)
+        if tokens and not keyword.knows(tokens[0]):
+            out.append(ident)
+    return out
+
+
 def _standalone(name: str, text: str) -> bool:
     """``name`` is written in ``text`` as words of their own, not inside an identifier."""
     pattern = rf"(?<![A-Za-z0-9_'’./@-]){re.escape(name)}(?![A-Za-z0-9_'’/@-]|\.[A-Za-z0-9])"
@@ -513,17 +537,20 @@ class Searcher:
         prefer_named(candidates, names)
         if self.corpus.spec.kind == "runbook" and "keyword" in wanted:  # a lexical match
             prefer_referred(candidates, query.text, self.corpus.tokenizer.tokenize)
+        keyword = self.corpus.keyword_at(generation) if scope is None else scope.keyword
         absent = (
             absent_names(
                 names,
                 query.text,
-                self.corpus.keyword_at(generation) if scope is None else scope.keyword,
+                keyword,
                 self.corpus.tokenizer.tokenize,
                 self.corpus.loanwords_at(generation, scope),
             )
             if names
             else []
         )
+        if self.corpus.spec.kind == "runbook":
+            absent += absent_identifiers(query.text, keyword, self.corpus.tokenizer.tokenize)
         if self.corpus.spec.kind == "runbook" and "semantic" in wanted:
             # a page and its translation answer alike: the question's language comes first
             translations = self.corpus.translations_at(generation)
