@@ -275,10 +275,12 @@ def missing_in_passages(names: Sequence[str], hits: Sequence[Hit]) -> list[str]:
     # a file's name is written in any case, with any separators or none: each word of the name
     # inside it ("Compose PostgreSQL" in ``ComposeForPostgreSQL/dashboard-settings.md``)
     sources = {h.chunk.source for h in hits}
+    paths = [_PATH_SEPARATORS.sub(" ", source).lower() for source in sources]
     return [
         n
         for n in missing
-        if not any(_words_in(v, source) for v in name_variants(n) for source in sources)
+        if missing_names([n.lower()], paths)  # as written ("composeforpostgresql")
+        and not any(_words_in(v, source) for v in name_variants(n) for source in sources)
     ]
 
 

@@ -135,6 +135,7 @@ def test_a_name_is_read_in_a_file_name_written_without_separators():
 
     page = hit("IBM-Docs__ComposeForPostgreSQL__dashboard-settings.md")
     assert searcher.missing_in_passages(["Compose PostgreSQL"], [page]) == []
+    assert searcher.missing_in_passages(["Compose for PostgreSQL"], [page]) == []
     assert searcher.missing_in_passages(["Postgres"], [page]) == []  # its other name
     # a short name is a part of its own: "ES" is not the "es" of "settings"
     assert searcher.missing_in_passages(["ES"], [page]) == ["ES"]
