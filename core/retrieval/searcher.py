@@ -412,9 +412,10 @@ def referred_documents(
     return referred if len(referred) == 1 else set()
 
 
-# Nouns an asker names a document by ("the post-mortem template", 「障害対応の手順書」)
+# Nouns an asker names a document by ("the post-mortem template", 「障害対応の手順書」); not
+# "page", which names a screen of the product as often ("from the Defender for Cloud page")
 _DOCUMENT_NOUN = re.compile(
-    r"\b(?:notes?|docs?|documents?|documentation|pages?|guides?|guidelines?|playbooks?|"
+    r"\b(?:notes?|docs?|documents?|documentation|guides?|guidelines?|playbooks?|"
     r"runbooks?|templates?|checklists?|polic(?:y|ies)|manuals?|tables?|tutorials?|standards?|"
     r"sops?|handbooks?|readmes?|specs?|specifications?|articles?|write-?ups?)\b|"
     r"手順書|マニュアル|テンプレート|ガイドライン|ガイド|規程|規定|チェックリスト|ノート|資料|"

@@ -150,6 +150,7 @@ def test_the_name_is_the_noun_phrase_before_the_document_noun():
     hits = [
         _hit("jit-usage.pdf", "Just-In-Time アクセスを使用して管理ポートを保護する", 0.6),
         _hit("jit-overview.md", "Understanding just-in-time (JIT) VM access", 0.5),
+        _hit("alert-validation.md", "Microsoft Defender for Cloud でのアラートの検証", 0.4),
     ]
     question = "When I turn on JIT for a VM from the Defender for Cloud page, which ports?"
     tokenize = get_tokenizer("janome").tokenize
