@@ -369,12 +369,17 @@ def prefer_named(hits: list[Hit], names: list[str], top_k: int = NAMED_TOP_K) ->
     names come first (see NAMED_MISS_WEIGHT); nothing changes when none or all of them do."""
     if not names or not hits:
         return
+    _documents_first(hits, named_documents(hits[:top_k], names), top_k)
+
+
+def _documents_first(hits: list[Hit], documents: set[str], top_k: int) -> None:
+    """Scale the first ``top_k`` hits of other documents than ``documents`` by
+    NAMED_MISS_WEIGHT and re-sort them in place; nothing changes when none or all are theirs."""
     head = hits[:top_k]
-    named = named_documents(head, names)
-    if not named or all(h.chunk.doc_id in named for h in head):
+    if not documents or all(h.chunk.doc_id in documents for h in head):
         return
     for hit in head:
-        if hit.chunk.doc_id not in named:
+        if hit.chunk.doc_id not in documents:
             hit.combined *= NAMED_MISS_WEIGHT
     head.sort(key=lambda h: (-h.combined, h.chunk.chunk_id))
     hits[:top_k] = head
@@ -435,15 +440,7 @@ def prefer_referred(
 ) -> None:
     """Re-rank the first ``top_k`` hits in place so that the document the question refers to
     by its name (``referred_documents``) comes first, as ``prefer_named`` does."""
-    head = hits[:top_k]
-    referred = referred_documents(head, text, tokenize)
-    if not referred or all(h.chunk.doc_id in referred for h in head):
-        return
-    for hit in head:
-        if hit.chunk.doc_id not in referred:
-            hit.combined *= NAMED_MISS_WEIGHT
-    head.sort(key=lambda h: (-h.combined, h.chunk.chunk_id))
-    hits[:top_k] = head
+    _documents_first(hits, referred_documents(hits[:top_k], text, tokenize), top_k)
 
 
 def language_balance(
