@@ -197,6 +197,11 @@ def test_quantities_in_passages():
     assert not states_quantity("duration", ["Step | Action\n1 | Isolate the host"], kept)
     assert states_quantity("limit", ["設定 | 上限 | 20"], "ルールは最大何件まで作れる？")
     assert states_quantity("duration", ["保持期間（日） | 30"], kept)
+    # a bound asked with its counter is answered by the number with that counter
+    chars = "パスワードは最低何文字・最大何文字？"
+    assert asked_quantity(chars) == "limit"
+    assert states_quantity("limit", ["パスワードの要件: 8~50文字、数字を 1 つ以上"], chars)
+    assert not states_quantity("limit", ["パスワードは複雑にする。"], chars)
     # the machines counted with つ: 「3 つのデータ・ノード」 (not any three things)
     nodes_q = "Redis は何台構成？ Sentinel は何ノードで動いてる？"
     assert states_quantity("count", ["各サービスは 3 つのデータ・ノードで構成されます。"], nodes_q)

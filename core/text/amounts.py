@@ -419,6 +419,9 @@ def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> 
         patterns = [_AMOUNT, _CHARGE]
     elif kind == "limit" and _SIZE_WORD.search(question):  # "20 MB" bounds a size
         patterns = [_LIMIT, _SIZE]
+    elif kind == "limit" and _COUNT_JA.search(unicodedata.normalize("NFKC", question)):
+        # the bound asked with its counter (「最大何文字」): the number with it answers (「8~50文字」)
+        patterns = [_LIMIT, _count_pattern(unicodedata.normalize("NFKC", question))]
     else:
         by_kind = {
             "money": _AMOUNT,
