@@ -202,6 +202,9 @@ def test_quantities_in_passages():
     assert asked_quantity(chars) == "limit"
     assert states_quantity("limit", ["パスワードの要件: 8~50文字、数字を 1 つ以上"], chars)
     assert not states_quantity("limit", ["パスワードは複雑にする。"], chars)
+    per_day = "無料の API キーだと 1 日に何件まで照会できる？"
+    assert states_quantity("limit", ["無料キーは 1 日 500 件まで"], per_day)
+    assert not states_quantity("limit", ["Analyzers time out after 30 seconds."], per_day)
     # the machines counted with つ: 「3 つのデータ・ノード」 (not any three things)
     nodes_q = "Redis は何台構成？ Sentinel は何ノードで動いてる？"
     assert states_quantity("count", ["各サービスは 3 つのデータ・ノードで構成されます。"], nodes_q)

@@ -420,8 +420,15 @@ def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> 
     elif kind == "limit" and _SIZE_WORD.search(question):  # "20 MB" bounds a size
         patterns = [_LIMIT, _SIZE]
     elif kind == "limit" and _COUNT_JA.search(unicodedata.normalize("NFKC", question)):
-        # the bound asked with its counter (「最大何文字」): the number with it answers (「8~50文字」)
-        patterns = [_LIMIT, _count_pattern(unicodedata.normalize("NFKC", question))]
+        # the bound asked with its counter (「最大何文字」): the number with it answers (「8~50文字」,
+        # "50 characters"); a counter with no English noun (件) is no bare number of English text
+        nouns, counters = _counted(unicodedata.normalize("NFKC", question))
+        counted = (
+            _count_pattern(unicodedata.normalize("NFKC", question))
+            if nouns
+            else re.compile(rf"{_JA_NUMBER}\s?(?:{counters})")
+        )
+        patterns = [_LIMIT, counted]
     else:
         by_kind = {
             "money": _AMOUNT,
