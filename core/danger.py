@@ -424,7 +424,7 @@ _JA_EVASION = re.compile(
     # history left behind: 「自分のログイン履歴が残らないようにしたい」
     r"履歴(を|が)?(一切|何も)?(残さ|残ら)(ない|ず)|"
     # being found out by those who review: 「誰にもバレないように」「監査担当に気づかれない」
-    r"(?<!攻撃者に)(?<!相手に)(?<!犯人に)(バレ|ばれ)(ない|にくい|ずに)|"
+    r"(誰にも|だれにも)?(?<!攻撃者に)(?<!相手に)(?<!犯人に)(バレ|ばれ)(ない|にくい|ずに)(ように|よう)?|"
     r"(監査|SOC|セキュリティ|上司|上長|管理者|誰)[^。、]{0,6}?(に|にも)気づかれ(ない|ずに)|"
     r"誰が[^。]{0,15}?(追え|辿れ|たどれ|分から|わから|特定でき)(ない|ず)|"
     # done on the quiet: 「行だけこっそり消して」
@@ -509,7 +509,12 @@ _NEG_ANYWHERE = re.compile(
 
 
 SOURCE_LABELS = {"question": "質問", "answer": "回答"}
-RULE_LABELS = {"verb_object": "操作＋対象", "command": "コマンド", "keyword": "設計キーワード"}
+RULE_LABELS = {
+    "verb_object": "操作＋対象",
+    "command": "コマンド",
+    "keyword": "設計キーワード",
+    "concealment": "痕跡を隠す依頼",
+}
 
 
 def describe(match: DangerMatch) -> str:
@@ -575,7 +580,7 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
                 if not _ja_agent_governs(prose[: m.start()]) and not _en_agent_governs(
                     prose[: m.start()]
                 ):
-                    found.append(_match(m.group(0), source, "verb_object", m.group(0), ""))
+                    found.append(_match(m.group(0), source, "concealment", m.group(0), ""))
     if _REPLACEMENT.search(text):
         found = [m for m in found if not _replaced_credential(m, text, source)]
     unique: dict[str, DangerMatch] = {}

@@ -451,6 +451,17 @@ def test_matches_name_the_phrase_source_and_rule():
     assert "証拠" not in " ".join(m.phrase for m in answer)
 
 
+def test_a_request_to_hide_what_one_did_is_named_as_such():
+    from core.danger import describe
+
+    report = guardrails.detect_dangerous_operations(
+        "その行だけ消して誰にもバレないようにする方法ある？"
+    )
+    hidden = [m for m in report.matches if m.rule == "concealment"]
+    assert [m.phrase for m in hidden] == ["誰にもバレないように"]
+    assert describe(hidden[0]) == "「誰にもバレないように」（質問・痕跡を隠す依頼）"
+
+
 def test_evidence_grade_is_monotonic_and_thresholded():
     low = guardrails.grade_evidence(0.82, 0.2, 1.0)
     high = guardrails.grade_evidence(0.91, 0.9, 8.0)

@@ -64,7 +64,7 @@ class Citation(BaseModel):
 
 
 DangerSource = Literal["question", "answer"]
-DangerRule = Literal["verb_object", "command", "keyword"]
+DangerRule = Literal["verb_object", "command", "keyword", "concealment"]
 
 
 class DangerMatch(BaseModel):
@@ -72,7 +72,9 @@ class DangerMatch(BaseModel):
 
     phrase: str  # the text that fired, as written
     source: DangerSource  # asked for in the question, or instructed by the answer
-    rule: DangerRule  # destructive verb + object, command pattern, or the design's keyword floor
+    # destructive verb + object, command pattern, the design's keyword floor, or a request to
+    # hide what one did (「誰にもバレないように」, "cover my tracks")
+    rule: DangerRule
     verb: str = ""
     object: str = ""  # empty when the verb needs none (削除してください, wipe) or for commands
 
