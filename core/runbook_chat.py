@@ -75,6 +75,12 @@ FOLLOW_UP_MARKERS = (
 )  # fmt: skip
 
 
+# A follow-up refers back at its start (「その手順の詳細を教えて」「それでは、上記の…」) or is short
+# (「もっと詳しく」): a marker after this many characters of a longer question refers within it.
+FOLLOW_UP_LEAD = 12
+FOLLOW_UP_SHORT = 20
+
+
 @dataclass
 class ChatConfig:
     k: int = 4
@@ -97,14 +103,20 @@ class _Trace:
 def rewrite_follow_up(question: str, history: Sequence[Exchange]) -> str | None:
     """The search query for a follow-up such as 「その手順の詳細を教えて」, from the last exchange.
 
-    A question is a follow-up when it refers back (その, それ, 上記, 詳細 …). Its search query is
+    A question is a follow-up when it refers back (その, それ, 上記, 詳細 …) at its start or is
+    short (``FOLLOW_UP_LEAD``, ``FOLLOW_UP_SHORT``). Its search query is
     the previous exchange's search query followed by the question, capped in length so that a
     long conversation does not snowball.
     """
     if not history:
         return None
     q = question.strip()
-    if not any(marker in q for marker in FOLLOW_UP_MARKERS):
+    first = min((i for m in FOLLOW_UP_MARKERS if (i := q.find(m)) >= 0), default=-1)
+    if first < 0:
+        return None
+    if first > FOLLOW_UP_LEAD and len(q) > FOLLOW_UP_SHORT:
+        # a question that names its subject before referring to it is complete in itself:
+        # 「SIEM に上がる自分の操作のログ、その行だけ消したい」
         return None
     previous = (history[-1].search_query or history[-1].question).strip()
     if not previous or previous in q:

@@ -99,6 +99,11 @@ def test_follow_up_is_rewritten_from_history_and_logged(sample_settings):
     first = ask("VPN にログインできない利用者への対応", [], cfg(), sample_settings)
     history = [Exchange(first.question, first.answer, first.question)]
     assert rewrite_follow_up("その手順の詳細を教えて", history) is not None
+    assert rewrite_follow_up("ありがとう。それでは、上記の手順の次は？", history) is not None
+    assert rewrite_follow_up("もっと詳しく", history) is not None
+    # a question naming its subject before it refers to it stands alone
+    alone = "SIEM に上がる自分の操作のログ、その行だけ消す方法はある？"
+    assert rewrite_follow_up(alone, history) is None
     second = ask("その手順の詳細を教えて", history, cfg(), sample_settings)
     assert second.rewritten_query and "VPN" in second.rewritten_query
     assert not second.flags.ambiguous_query
