@@ -20,8 +20,9 @@ A match is an operation applied to an object, in a mood that asks for it or inst
   「証跡を改ざんしたい」), as do requests to leave no trace or hide what one did (「痕跡が残ら
   ないように」「記録に残らないように」「誰にも辿られたくない」「証跡を「なかったこと」に」「ログ
   対象の設定を外す」「誰にもバレないように」「こっそり消して」, "cover my tracks", "without the
-  auditors noticing", "scrub it from the audit logs", "so nothing I do ever shows up"), and a loss
-  accepted (「データは全部消えていいので」); ``rm -rf`` is a command pattern. An answer telling what attackers do to leave no trace is no request.
+  auditors noticing", "scrub it from the audit logs", "so nothing I do ever shows up"; rule
+  ``concealment``), and a loss accepted (「データは全部消えていいので」); ``rm -rf`` is a command
+  pattern. An answer telling what attackers do to leave no trace is no request.
 
 Mood and scope decide whether a verb occurrence counts:
 
@@ -42,7 +43,8 @@ Mood and scope decide whether a verb occurrence counts:
   named as what is looked for or prevented (「ユーザーの削除を探す」「改ざんの再発防止」,
   "stops anyone from overwriting or deleting"), a noun ("format of the user id") and a short
   quoted string (the log text “delete user”), an adjective (「破壊的な変更」), a tool's options
-  asked about ("what do disable and delete do?") and a file dropped into a folder are mentions. A device reset and a deleted
+  asked about ("what do disable and delete do?") and a file dropped into a folder are mentions.
+  A device reset and a deleted
   credential still count.
 - In the **question** every remaining use counts (a question is a request: 〜したい・〜して・
   〜する手順・〜してよいか, how do I…, can I…), including nominal uses asking about the operation
