@@ -722,7 +722,7 @@ _COMMON_ABBREVIATIONS = frozenset(
 
 # Days, months and languages are written with a capital and name nothing a runbook must carry
 # ("on Thursday night", "at 11pm on a Saturday", "the Japanese translation")
-_CALENDAR = frozenset(
+_CAPITALIZED_COMMON_WORDS = frozenset(
     (
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
         "january", "february", "march", "april", "may", "june", "july", "august",
@@ -745,7 +745,7 @@ def proper_names(text: str) -> list[str]:
         name
         for name in untranslated_names(text)
         if name.lower() not in words
-        and name.lower() not in _CALENDAR
+        and name.lower() not in _CAPITALIZED_COMMON_WORDS
         and squash_name(name) not in _COMMON_ABBREVIATIONS
         and not _unit_of_a_number(name, text)
     ]
