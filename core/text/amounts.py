@@ -299,13 +299,15 @@ def _counted(question: str) -> tuple[str, str]:
     )
 
 
-def _count_pattern(question: str) -> re.Pattern[str]:
+def _count_pattern(question: str, bare_numbers: bool = True) -> re.Pattern[str]:
     """The asked count with its counter, in either language: 「何回」 and "how many attempts"
-    want 「3回」, "10 attempts", "five failed sign-in attempts" or "twice"."""
+    want 「3回」, "10 attempts", "five failed sign-in attempts" or "twice". A counter with no
+    English noun (件) is matched in English by any number, unless not ``bare_numbers``."""
     nouns, counters = _counted(question)
-    english = (
-        rf"\b{_EN_COUNT_NUMBER}(?:[\s-]+[a-z-]+){{0,3}}?[\s-]+(?:{nouns})\b" if nouns else r"\b\d"
-    )
+    if nouns:
+        english = rf"\b{_EN_COUNT_NUMBER}(?:[\s-]+[a-z-]+){{0,3}}?[\s-]+(?:{nouns})\b|"
+    else:
+        english = r"\b\d|" if bare_numbers else ""
     # not the conjunction "Once a suspicious IP is found"
     once = (
         r"|\b(?:only|just|at most|at least|more than|exactly|no more than)\s+once\b|\btwice\b"
@@ -314,7 +316,7 @@ def _count_pattern(question: str) -> re.Pattern[str]:
     )
     # 「3 台」, and the noun counted with つ: 「3 つのデータ・ノード」
     ja = rf"{_JA_NUMBER}\s?(?:(?:つ|個)の[^、。\s\d]{{0,8}}?)?(?:{counters})"
-    return re.compile(rf"{english}|{ja}{once}", re.IGNORECASE)
+    return re.compile(rf"{english}{ja}{once}", re.IGNORECASE)
 
 
 # A table row of an option's name, its description and its default ("days | The number of days
@@ -355,17 +357,19 @@ def _row_states(kind: Quantity, text: str) -> bool:
 _LABELLED_VALUE = re.compile(r"^\s*(?:[-*・]\s*)?[^\d\n]{0,24}[:：]\s*\d[\d,.]*\s*$", re.MULTILINE)
 
 
-def _labelled_value(kind: Quantity, text: str, question: str) -> bool:
+def _label_unit(kind: Quantity, question: str) -> re.Pattern[str] | None:
+    """What a heading names when the value under it is of ``kind`` (a count: its counter)."""
+    if kind != "count":
+        return _ROW_UNITS.get(kind)
+    nouns, counters = _counted(question)
+    return re.compile(
+        rf"(?:{counters})数?|\bnumber of\b|\blength\b" + (rf"|\b(?:{nouns})\b" if nouns else ""),
+        re.IGNORECASE,
+    )
+
+
+def _labelled_value(unit: re.Pattern[str] | None, text: str) -> bool:
     head = "\n".join(text.splitlines()[:2])
-    if kind == "count":
-        nouns, counters = _counted(question)
-        unit = re.compile(
-            rf"(?:{counters})数?|\bnumber of\b|\blength\b"
-            + (rf"|\b(?:{nouns})\b" if nouns else ""),
-            re.IGNORECASE,
-        )
-    else:
-        unit = _ROW_UNITS.get(kind)
     return bool(unit and unit.search(head) and _LABELLED_VALUE.search(text))
 
 
@@ -407,28 +411,24 @@ def states_quantity(kind: Quantity, passages: list[str], question: str = "") -> 
     ``question`` asks for), in a sentence or in a table row (``_row_states``); a period of
     keeping for a question asking how long something is kept (``_RETENTION_Q``)."""
     texts = [unicodedata.normalize("NFKC", p) for p in passages]
-    if kind == "duration" and _RETENTION_Q.search(unicodedata.normalize("NFKC", question)):
+    asked = unicodedata.normalize("NFKC", question)
+    if kind == "duration" and _RETENTION_Q.search(asked):
         return any(_retained_period(t) for t in texts)
-    if any(_row_states(kind, t) or _labelled_value(kind, t, question) for t in texts):
+    unit = _label_unit(kind, question)
+    if any(_row_states(kind, t) or _labelled_value(unit, t) for t in texts):
         return True
     if kind == "frequency":  # a frequency word, or an interval (every 6 months)
         patterns = [_FREQUENCY, _DURATION]
     elif kind == "count":
-        patterns = [_count_pattern(unicodedata.normalize("NFKC", question))]
+        patterns = [_count_pattern(asked)]
     elif kind == "charge":  # an amount, "free", or what is billed
         patterns = [_AMOUNT, _CHARGE]
     elif kind == "limit" and _SIZE_WORD.search(question):  # "20 MB" bounds a size
         patterns = [_LIMIT, _SIZE]
-    elif kind == "limit" and _COUNT_JA.search(unicodedata.normalize("NFKC", question)):
+    elif kind == "limit" and _COUNT_JA.search(asked):
         # the bound asked with its counter (「最大何文字」): the number with it answers (「8~50文字」,
         # "50 characters"); a counter with no English noun (件) is no bare number of English text
-        nouns, counters = _counted(unicodedata.normalize("NFKC", question))
-        counted = (
-            _count_pattern(unicodedata.normalize("NFKC", question))
-            if nouns
-            else re.compile(rf"{_JA_NUMBER}\s?(?:{counters})")
-        )
-        patterns = [_LIMIT, counted]
+        patterns = [_LIMIT, _count_pattern(asked, bare_numbers=False)]
     else:
         by_kind = {
             "money": _AMOUNT,
