@@ -537,20 +537,14 @@ class Searcher:
         prefer_named(candidates, names)
         if self.corpus.spec.kind == "runbook" and "keyword" in wanted:  # a lexical match
             prefer_referred(candidates, query.text, self.corpus.tokenizer.tokenize)
-        keyword = self.corpus.keyword_at(generation) if scope is None else scope.keyword
-        absent = (
-            absent_names(
-                names,
-                query.text,
-                keyword,
-                self.corpus.tokenizer.tokenize,
-                self.corpus.loanwords_at(generation, scope),
-            )
-            if names
-            else []
-        )
-        if self.corpus.spec.kind == "runbook":
-            absent += absent_identifiers(query.text, keyword, self.corpus.tokenizer.tokenize)
+        absent: list[str] = []
+        if self.corpus.spec.kind == "runbook":  # what no runbook of the asker's folder carries
+            keyword = self.corpus.keyword_at(generation) if scope is None else scope.keyword
+            tokenize = self.corpus.tokenizer.tokenize
+            if names:
+                loanwords = self.corpus.loanwords_at(generation, scope)
+                absent = absent_names(names, query.text, keyword, tokenize, loanwords)
+            absent += absent_identifiers(query.text, keyword, tokenize)
         if self.corpus.spec.kind == "runbook" and "semantic" in wanted:
             # a page and its translation answer alike: the question's language comes first
             translations = self.corpus.translations_at(generation)
