@@ -21,8 +21,19 @@ A match is an operation applied to an object, in a mood that asks for it or inst
   ないように」「記録に残らないように」「誰にも辿られたくない」「証跡を「なかったこと」に」「ログ
   対象の設定を外す」「誰にもバレないように」「こっそり消して」, "cover my tracks", "without the
   auditors noticing", "scrub it from the audit logs", "so nothing I do ever shows up"; rule
-  ``concealment``), and a loss accepted (「データは全部消えていいので」); ``rm -rf`` is a command
-  pattern. An answer telling what attackers do to leave no trace is no request.
+  ``concealment``; also one's activity kept from being flagged, a review kept out: "so my
+  activity isn't flagged", "without telling change management", "before the regulator sees
+  it", "make the tickets disappear", 「自分の操作を監査対象から除外」), and a loss asked for or
+  accepted (「データは全部消えていいので」「全部消えるようにしたい」, "so everything is gone";
+  rule ``loss``); ``rm -rf`` is a command pattern. An answer telling what attackers do to leave
+  no trace is no request.
+- The verbs are those of writing and of talk: expunge, obliterate, zap, trash, scrap, tear down,
+  throw away, clean out, discard, deprovision, decommission, bypass; 吹っ飛ばす・一掃・潰す・
+  握りつぶす・もみ消す・葬る・剥がす・取り上げる・まっさらにする・デリート. Tampering verbs
+  (alter, edit, modify, forge; 改変・偽装・捏造) fire on records ("alter the access log
+  entries"), not on a rule or a setting. Verbs of everyday speech fire only on the objects where
+  they are the operation: 「サーバーを落とす」 (「ログを落とす」 downloads), 「ファイアウォールを
+  切る」 (not 「電源を切る」 nor 切り分け), 「監視エージェントを外す」, 「証拠を片付ける」.
 
 Mood and scope decide whether a verb occurrence counts:
 
@@ -66,7 +77,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.schemas.answer import DangerMatch, DangerSource, quoted_heading
+from core.schemas.answer import DangerMatch, DangerRule, DangerSource, quoted_heading
 
 # --- the design's list (the floor for recall on the question) -------------------------------
 DANGEROUS_KEYWORDS = (
@@ -166,6 +177,20 @@ _JA_VERBS: tuple[tuple[str, str, bool], ...] = (
     ("上書き", "sahen", False), ("剥奪", "sahen", False), ("書き換え", "ichidan", False),
     ("止め", "ichidan", False), ("捨て", "ichidan", False), ("壊", "godan", False),
     ("黙らせ", "ichidan", True),
+    # said the way people talk: 「ログを吹っ飛ばして」「監査ログを一掃」「アラートを握りつぶす」
+    # 「闇に葬る」「記録を捏造」; 「バックアップを潰す」「権限を剥がす/取り上げる」
+    ("吹っ飛ば", "godan", True), ("吹き飛ば", "godan", True), ("消し飛ば", "godan", True),
+    ("一掃", "sahen", True), ("握りつぶ", "godan", True), ("握り潰", "godan", True),
+    ("もみ消", "godan", True), ("揉み消", "godan", True), ("葬", "godan_r", True),
+    ("捏造", "sahen", True), ("デリート", "sahen", True), ("改変", "sahen", False),
+    ("偽装", "sahen", False), ("潰", "godan", False), ("剥が", "godan", False),
+    ("取り上げ", "ichidan", False), ("凍結", "sahen", False), ("ミュート", "sahen", False),
+    ("まっさらに", "sahen", False), ("更地に", "sahen", False),
+    # verbs of everyday speech that are the operation only on some objects (_JA_VERB_OBJECTS):
+    # 「サーバーを落とす」 (not 「ログを落とす」, a download), 「ファイアウォールを切る」 (not
+    # 「電源を切る」), 「監視エージェントを外す」, 「証拠のファイルを片付ける」
+    ("落と", "godan", False), ("切", "godan_r", False), ("外", "godan", False),
+    ("片付け", "ichidan", False),
     ("隠", "godan", False), ("ドロップ", "sahen", False), ("トランケート", "sahen", False),
     ("終了", "sahen", False), ("ターミネート", "sahen", False), ("無効に", "sahen", False),
     ("オフに", "sahen", False), ("空っぽに", "sahen", False), ("空に", "sahen", False),
@@ -191,7 +216,28 @@ _JA_VERB_INFO = {stem: (kind, strong) for stem, kind, strong in _JA_VERBS} | {
     verb: ("sahen", strong) for verb, strong in _JA_LATIN_VERBS
 }
 # surfaces that contain a verb but are not the operation (取り消す is kept: revoke)
-_JA_NOT_VERB_BEFORE = re.compile(r"(打ち|食い|突き|受け|引き|差し|書き|抹|取り)$")
+_JA_NOT_VERB_BEFORE = re.compile(
+    r"(打ち|食い|突き|受け|引き|差し|書き|抹|取り|除|見|区|締め|仕|使い)$"
+)
+# the verbs of everyday speech and the only objects on which they are the operation
+_JA_SERVER_LIKE = frozenset(
+    ("サーバー", "サーバ", "サービス", "システム", "DB", "ホスト", "インスタンス", "クラスタ",
+     "仮想マシン", "VM", "端末", "PC", "パソコン", "機器")
+)  # fmt: skip
+_JA_CONTROLS = frozenset(
+    ("ファイアウォール", "EDR", "ウイルス対策", "アンチウイルス", "セキュリティソフト", "監視",
+     "監査", "保護", "Defender", "MFA", "多要素認証", "エージェント", "ログ", "権限")
+)  # fmt: skip
+_JA_TRACES = frozenset(("証拠", "ログ", "記録", "履歴", "痕跡", "証跡", "形跡", "検体"))
+_JA_VERB_OBJECTS = {
+    "落と": _JA_SERVER_LIKE,
+    "切": _JA_CONTROLS - {"ログ", "権限"},
+    "外": _JA_CONTROLS - {"ログ", "権限"},  # 「不要な権限を外す」 is least privilege
+    "片付け": _JA_TRACES,
+}
+# 切る is the operation only as 切る/切って/切らない/切りたい: 切り分け (triage), 切り替え and
+# 切り離し (isolation) are other verbs
+_JA_KIRU_TAIL = re.compile(r"^(ら|る|れ|ろ|っ[てた]|りた|りま)")
 _JA_FLOOR = tuple(k for k in DANGEROUS_KEYWORDS if k in _JA_VERB_INFO)
 _JA_GA_SUBJECT = re.compile(r"が[^をのは]{0,8}$")  # 「サービスが停止したとき」: an event
 _JA_INTRANSITIVE = ("停止", "シャットダウン", "リセット", "終了")  # also "X が/は 停止する"
@@ -285,8 +331,13 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
         ("delete", ("deletion",)), ("erase", ("erasure",)), ("wipe", ()), ("purge", ()),
         ("truncate", ("truncation",)), ("destroy", ("destruction",)), ("reimage", ()),
         ("tamper", ()), ("uninstall", ()),
+        # said the way people talk: "expunge every record", "obliterate the share", "falsify
+        # the timeline", "backdate the ticket"
+        ("expunge", ()), ("obliterate", ()), ("backdate", ()), ("fabricate", ()),
     ):  # fmt: skip
         regular(lemma, True, *nouns)
+    add(_EnVerb("falsify", True), "falsify", "falsifies", "falsified", "falsifying")
+    add(_EnVerb("zap", True), "zap", "zaps", "zapped", "zapping")
     add(_EnVerb("format", True), "format", "formats", "formatted", "formatting")
     add(_EnVerb("reformat", True), "reformat", "reformats", "reformatted", "reformatting")
     add(_EnVerb("overwrite", True), "overwrite", "overwrites", "overwritten", "overwriting")
@@ -297,8 +348,24 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
         ("remove", ("removal",)), ("disable", ()), ("deactivate", ("deactivation",)),
         ("kill", ()), ("terminate", ("termination",)), ("revoke", ("revocation",)),
         ("clear", ()), ("flush", ()),
+        # on an object of the lexicon: "discard the forensic image", "deprovision every user",
+        # "decommission the domain controller", "bypass MFA" (suspending an account, as locking
+        # a user out, is containment and undone: "if we suspend a local account…")
+        ("discard", ()), ("deprovision", ()), ("decommission", ()),
+        ("bypass", ()), ("circumvent", ()),
+        # tampering, on records only (``_EN_TAMPER``): "alter the access log entries"
+        ("alter", ()), ("edit", ()), ("doctor", ()), ("fake", ()), ("forge", ()),
     ):  # fmt: skip
         regular(lemma, False, *nouns)
+    add(_EnVerb("modify", False), "modify", "modifies", "modified", "modifying")
+    add(_EnVerb("trash", False), "trash", "trashes", "trashed", "trashing")
+    add(_EnVerb("scrap", False), "scrap", "scraps", "scrapped", "scrapping")
+    # "tear down the cluster", "throw away the current rules", "clean out the evidence folder"
+    add(_EnVerb("tear down", False, "down"), "tear", "tears", "torn", "tearing")
+    table.setdefault("tore", (_EnVerb("tear down", False, "down"), "past"))
+    add(_EnVerb("throw away", False, "away|out"), "throw", "throws", "thrown", "throwing")
+    table.setdefault("threw", (_EnVerb("throw away", False, "away|out"), "past"))
+    add(_EnVerb("clean out", False, "out"), "clean", "cleans", "cleaned", "cleaning")
     add(_EnVerb("drop", False), "drop", "drops", "dropped", "dropping")
     add(_EnVerb("stop", False), "stop", "stops", "stopped", "stopping")
     add(_EnVerb("reset", False), "reset", "resets", "reset", "resetting")
@@ -399,8 +466,23 @@ _EN_EVASION = re.compile(
     r"so\s+(that\s+)?(nobody|no\s*-?\s*one)(\s+else)?\s+(can|could|will|would)\s+(ever\s+)?"
     r"(trace|find\s+out|(see|open|read|view|access|review|check)\s+(the\s+|our\s+|my\s+)?"
     r"((audit|admin|action|access|activity)\s+)?(logs?|trail|history|records?|entries))|"
-    r"hide\s+(it|this|that|them|my\s+\w+|our\s+\w+)\s+from\s+(the\s+)?"
-    r"(auditors?|audit|security|soc|investigators?|compliance)|"
+    r"hide\s+(it|this|that|them|(my|our)\s+[\w\s-]{0,30}?)\s+from\s+(the\s+)?([\w-]+\s+){0,2}"
+    r"(auditors?|audit|reviews?|reviewers?|reports?|security|soc|investigators?|compliance|siem|"
+    r"manager|boss)|"
+    # one's own activity kept from being flagged: "so my activity isn't flagged"
+    r"so\s+(that\s+)?(my|our)\s+(own\s+)?([\w-]+\s+){0,3}?(activity|activities|actions?|"
+    r"changes?|logins?|sign-ins?|commands?|sessions?|access|work|traffic|queries)\s+"
+    r"(isn't|aren't|won't\s+be|wouldn't\s+be|doesn't\s+get|don't\s+get|never\s+gets?|is\s+not|"
+    r"are\s+not|can't\s+be|never\s+(is|are))\s+(ever\s+)?(flagged|logged|recorded|noticed|"
+    r"detected|seen|audited|tracked|alerted\s+on|traced|reported)|"
+    # oversight kept out: "without telling change management", "before the regulator sees it"
+    r"without\s+(telling|informing|notifying|alerting)\s+(anyone|anybody|security|the\s+soc|"
+    r"change\s+management|compliance|legal|(my|our|the)\s+(manager|boss|ciso|auditors?|"
+    r"security\s+team|soc))|"
+    r"before\s+(anyone|anybody|the\s+auditors?|the\s+regulators?|security|legal|compliance|"
+    r"(my|our)\s+(manager|boss))\s+(sees?|notices?|finds?\s+out|checks?|looks?)|"
+    # "make the old incident tickets disappear"
+    r"make\s+[^.?!]{0,40}?\b(disappear|vanish)|"
     # a record taken out of the logs: "scrub that activation from the audit logs"
     r"(delet|remov|scrub|eras|wip|purg|strip|redact|cut)(e|ing)?\s+[^.?!]{0,50}?\bfrom\s+"
     r"(the\s+|our\s+|my\s+|their\s+)?([\w-]+\s+){0,3}"
@@ -431,9 +513,31 @@ _JA_EVASION = re.compile(
     r"誰が[^。]{0,15}?(追え|辿れ|たどれ|分から|わから|特定でき)(ない|ず)|"
     # done on the quiet: 「行だけこっそり消して」
     r"(こっそり|密かに|ひそかに)[^。、]{0,4}?(消|削除|外|止め|停止|無効|改ざん|書き換え)|"
-    # a loss accepted: 「データは全部消えていいので」
-    r"(データ|ログ|履歴|記録|ファイル|バックアップ|中身)[^。、]{0,8}?"
-    r"(消えて|消えちゃって|なくなって|失われて)(も)?(いい|良い|構わ|かまわ|OK|大丈夫)"
+    # one's own operations taken out of what is audited: 「自分の操作を監査対象から除外したい」
+    r"(自分|私|僕|俺|わたし)[^。]{0,12}?(監査|ログ|記録|監視)[^。、]{0,6}?から(除外|外)"
+)
+# A loss asked for or accepted (rule ``loss``): 「データは全部消えていいので」「全部消えるように
+# したい」, "so everything is gone", "I don't care if the logs are lost"
+_JA_LOSS = re.compile(
+    r"(データ|ログ|履歴|記録|ファイル|バックアップ|中身|全部|すべて|全て|丸ごと)[^。、]{0,8}?"
+    r"((消えて|消えちゃって|なくなって|無くなって|失われて)(も)?(いい|良い|構わ|かまわ|OK|大丈夫)|"
+    r"(消える|消えて|なくなる|無くなる|失われる)よう(に|な))"
+)
+_EN_LOSS = re.compile(
+    r"\bso\s+(that\s+)?(everything|all\s+(of\s+)?(the\s+|our\s+|my\s+)?([\w-]+\s+)?"
+    r"(data|logs?|records?|history|files|entries|evidence|backups?))(\s+[\w-]+){0,3}?\s+"
+    r"(is|are|gets?|will\s+be)\s+(gone|deleted|wiped|erased|purged|lost|destroyed)\b|"
+    r"\b(i|we)\s+(don't|do\s+not)\s+care\s+(if|whether)\s+(the\s+|our\s+|my\s+)?"
+    r"([\w-]+\s+)?(data|logs?|records?|history|files|evidence|backups?)\s+(is|are|gets?)\s+"
+    r"(lost|deleted|wiped|gone|destroyed)\b",
+    _I,
+)
+
+_REQUEST_PATTERNS: tuple[tuple[DangerRule, re.Pattern[str]], ...] = (
+    ("concealment", _EN_EVASION),
+    ("concealment", _JA_EVASION),
+    ("loss", _EN_LOSS),
+    ("loss", _JA_LOSS),
 )
 
 # --- Japanese inflection classes (applied to the text after the verb stem) -----------------
@@ -463,7 +567,9 @@ _JA_POSSIBLE = re.compile(
     r"^(する|される|させる)?((こと|場合)が(ある|あります|あり)|(可能性|恐れ|おそれ)|かもしれ)|^し(う|得)る"
 )
 _JA_REQUEST = re.compile(
-    r"^(させ)?(して(も)?(よい|いい|良い|かまわ|構わ|大丈夫|OK)|したい|してほしい|して欲しい|"
+    r"^(させ)?(して(も)?(よい|いい|良い|かまわ|構わ|大丈夫|OK)|したい|"
+    # 「まとめて消してしまいたい」「消しちゃっていい？」: wanting it done for good
+    r"(してしま|しちゃ)(いたい|おう|って(も)?(よい|いい|良い|かまわ|構わ|大丈夫|OK))|してほしい|して欲しい|"
     r"してもら|してくれ|でき(ます|る)(か|の|？|\?)|しよう|しましょう|"
     r"する(には|方法|手順|やり方|コマンド|手段|条件|基準|タイミング|前|際|場合|とき|時)|"
     r"(の|を)?(手順|方法|やり方|コマンド|手段|条件|基準|可否|要否|タイミング|前(?![提回日者])|際|"
@@ -516,6 +622,7 @@ RULE_LABELS = {
     "command": "コマンド",
     "keyword": "設計キーワード",
     "concealment": "痕跡を隠す依頼",
+    "loss": "データ消失を求める依頼",
 }
 
 
@@ -578,11 +685,12 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
                         found += _english(part, source)
             if source != "question":  # a runbook tells what attackers do to leave no trace
                 continue
-            for m in (*_EN_EVASION.finditer(prose), *_JA_EVASION.finditer(prose)):
-                if not _ja_agent_governs(prose[: m.start()]) and not _en_agent_governs(
-                    prose[: m.start()]
-                ):
-                    found.append(_match(m.group(0), source, "concealment", m.group(0), ""))
+            for rule, pattern in _REQUEST_PATTERNS:
+                for m in pattern.finditer(prose):
+                    if not _ja_agent_governs(prose[: m.start()]) and not _en_agent_governs(
+                        prose[: m.start()]
+                    ):
+                        found.append(_match(m.group(0), source, rule, m.group(0), ""))
     if _REPLACEMENT.search(text):
         found = [m for m in found if not _replaced_credential(m, text, source)]
     unique: dict[str, DangerMatch] = {}
@@ -665,7 +773,7 @@ def _ja_tail(kind: str, tail: str) -> str | None:
         return _ja_tail("ichidan", tail[2:]) or ""
     if kind in ("godan", "godan_r"):
         if kind == "godan_r":  # 消し去る: 消し去ら/消し去り/消し去る…
-            tail = {"ら": "さ", "り": "し", "る": "す", "れ": "せ", "ろ": "そ"}.get(
+            tail = {"ら": "さ", "り": "し", "る": "す", "れ": "せ", "ろ": "そ", "っ": "し"}.get(
                 tail[:1], ""
             ) + tail[1:]
         head, rest = tail[:1], tail[1:]
@@ -761,6 +869,13 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
         if _ja_agent_governs(before):
             continue
         obj = _ja_object(window, stem)
+        if stem in _JA_VERB_OBJECTS:
+            allowed = [o for o in _JA_OBJECT_RE.findall(window) if o in _JA_VERB_OBJECTS[stem]]
+            if not obj or not allowed:
+                continue  # 「ログを落とす」 downloads, 「電源を切る」 is no security control
+            obj = allowed[-1]  # 「証拠になりそうなファイルを片付けて」: the evidence
+        if stem == "切" and not _JA_KIRU_TAIL.match(raw_tail):
+            continue
         if stem in _SECRET_RESET_VERBS and _JA_SECRET.search(window):
             continue  # a password reset replaces a secret: nothing is destroyed
         lemma = "取り消" if stem == "消" and before.endswith("取り") else stem
@@ -952,6 +1067,12 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         if obj == "access" and lower[obj_index + 1 : obj_index + 2] == ["from"]:
             continue  # access from an address is traffic: blocking it destroys nothing
         head = _en_head(lower, obj_index, seg_of) if obj else ""
+        if verb.lemma in _EN_TAMPER and not (
+            _EN_RECORDS.match(head)
+            and lower[obj_index + 1 : obj_index + 2] != ["settings"]
+            and not _EN_RECORD_SETTING.match(" ".join(lower[obj_index + 1 : obj_index + 3]))
+        ):
+            continue  # "edit the rule", "change the log level": a definition, no record altered
         if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(head):
             continue  # a password reset replaces a secret: nothing is destroyed
         if _destroys_nothing(verb.lemma, en_head=head):
@@ -968,6 +1089,19 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         out.append(_match(phrase, source, rule, words[i][0], obj))
     return out
 
+
+# Tampering verbs are the operation only on records: "alter the access log entries", "edit
+# the audit log", not "edit the detection rule" or "modify the log retention".
+_EN_TAMPER = frozenset({"alter", "edit", "modify", "doctor", "fake", "forge"})
+_EN_RECORDS = re.compile(
+    r"^(logs?|audit|journals?|history|records?|entries|trail|evidence|timestamps?)$", _I
+)
+_EN_RECORD_SETTING = re.compile(
+    r"^(\w+ )?(settings?|config\w*|level|levels|retention|format|formats|policy|policies|"
+    r"rules?|filters?|source|sources|forwarding|pipeline|schema|template|view|query|queries|"
+    r"dashboard|destination|sink|size|path|location|rotation)\b",
+    _I,
+)
 
 # A short string in double quotes: what a log says or a button reads, not an instruction.
 _EN_QUOTED = re.compile(r"[“\"]([^“”\"\n]{1,40})[”\"]")

@@ -64,7 +64,7 @@ class Citation(BaseModel):
 
 
 DangerSource = Literal["question", "answer"]
-DangerRule = Literal["verb_object", "command", "keyword", "concealment"]
+DangerRule = Literal["verb_object", "command", "keyword", "concealment", "loss"]
 
 
 class DangerMatch(BaseModel):
@@ -73,7 +73,8 @@ class DangerMatch(BaseModel):
     phrase: str  # the text that fired, as written
     source: DangerSource  # asked for in the question, or instructed by the answer
     # destructive verb + object, command pattern, the design's keyword floor, or a request to
-    # hide what one did (「誰にもバレないように」, "cover my tracks")
+    # hide what one did (「誰にもバレないように」, "cover my tracks"), or a loss asked for or
+    # accepted (「全部消えるようにしたい」, "so everything is gone")
     rule: DangerRule
     verb: str = ""
     object: str = ""  # empty when the verb needs none (削除してください, wipe) or for commands
