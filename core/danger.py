@@ -255,7 +255,12 @@ _JA_OBJECTS = (
     "アクセス", "ルール", "ポリシー", "設定", "ドメイン", "システム", "全て", "すべて", "全部",
     "機能", "OS", "Windows", "Defender", "MFA", "多要素認証", "丸ごと",
 )  # fmt: skip
-_JA_OBJECT_RE = re.compile("|".join(re.escape(o) for o in sorted(_JA_OBJECTS, key=len)[::-1]))
+# ログ is no object inside ログイン・ログアウト・ログオン (「パスワードでのログインを無効化」)
+_JA_OBJECT_RE = re.compile(
+    "|".join(re.escape(o) for o in sorted(_JA_OBJECTS, key=len)[::-1]).replace(
+        "ログ", "ログ(?!イン|アウト|オン|オフ)"
+    )
+)
 _JA_AGENT_RE = re.compile(
     r"(攻撃者|攻撃グループ|犯人|侵入者|第三者|何者か|悪意のある(者|人物|ユーザー?)|マルウェア|"
     r"ランサムウェア|ワーム|ウイルス|脅威アクター|内部犯|ハッカー|不正アクセス者)"
@@ -332,12 +337,11 @@ def _en_forms() -> dict[str, tuple[_EnVerb, str]]:
         ("truncate", ("truncation",)), ("destroy", ("destruction",)), ("reimage", ()),
         ("tamper", ()), ("uninstall", ()),
         # said the way people talk: "expunge every record", "obliterate the share", "falsify
-        # the timeline", "backdate the ticket"
+        # the timeline", "backdate the ticket" (not "zap": OWASP ZAP is a scanner)
         ("expunge", ()), ("obliterate", ()), ("backdate", ()), ("fabricate", ()),
     ):  # fmt: skip
         regular(lemma, True, *nouns)
     add(_EnVerb("falsify", True), "falsify", "falsifies", "falsified", "falsifying")
-    add(_EnVerb("zap", True), "zap", "zaps", "zapped", "zapping")
     add(_EnVerb("format", True), "format", "formats", "formatted", "formatting")
     add(_EnVerb("reformat", True), "reformat", "reformats", "reformatted", "reformatting")
     add(_EnVerb("overwrite", True), "overwrite", "overwrites", "overwritten", "overwriting")
@@ -576,6 +580,7 @@ _JA_REQUEST = re.compile(
     r"時(?![間刻点])|について|"
     r"したい|は可能|はできます|はどう))"
 )
+_JA_WISH_CONDITION = re.compile(r"^(させ)?したい(場合|とき|時|なら|ときは|方は|ユーザー)")
 _JA_INSTRUCT = re.compile(
     r"^(させ)?(しろ|せよ|しなさい|してください|して下さい|してくだ|しておく|しておきます|"
     r"する|します|すること|しておくこと|を(実施|実行|行|お願い|依頼))"
@@ -822,7 +827,12 @@ def _ja_mood(tail: str, sentence_rest: str, source: str, is_item: bool) -> str |
         return "request" if source == "question" else None
     if _JA_REQUEST.match(tail):
         # 「削除するコマンドを実行したとします」: the sentence's predicate reports
-        return None if _JA_END_REPORT.search(end) else "request"
+        if _JA_END_REPORT.search(end):
+            return None
+        # a runbook's condition (「履歴をリセットしたい場合は再起動」) instructs what follows it
+        if source == "answer" and _JA_WISH_CONDITION.match(tail):
+            return None
+        return "request"
     if _JA_REPORT.match(tail):
         return None
     if _JA_CAPABLE.match(tail):

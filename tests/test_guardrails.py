@@ -159,7 +159,7 @@ def test_dangerous_reports_where():
         "How do I overwrite the disk with zeros?",
         # the operation said the way people talk
         "Expunge every record of my VPN logins from the gateway.",
-        "Zap all the snapshots in the prod account, we don't need them.",
+        "Expunge the snapshots in the prod account, we don't need them.",
         "Trash the whole bucket with the old customer exports.",
         "Tear down the production cluster and its volumes right now.",
         "Throw away the current firewall rules.",
@@ -296,6 +296,9 @@ def test_question_requests_fire(question):
         "ログを見落とさないようにしたい",
         "不要な権限を外す手順",
         "SIEMにログを飛ばす設定",
+        # a name, not the verb: ZAP-Hosting, OWASP ZAP
+        "ZAPのバックアップストレージって何GBまで使える？",
+        "Can OWASP ZAP scan the admin console?",
         # a definition edited, a setting changed, an account suspended (containment)
         "How do I edit the detection rule to add an exclusion?",
         "Can I modify the log retention to 90 days?",
@@ -431,6 +434,9 @@ def test_answer_instructions_fire(answer):
         # a word of an identifier: a rule type, a flag, a function's name
         "- DROP_DATA | Drop rule NRQL: SELECT * FROM MyEvent WHERE foo = bar",
         "Set `allow_delete_all` only on the staging cluster.",
+        # a condition the step follows, and logging in is no log
+        "・`RMS offset` の履歴をリセットしたい場合は Chrony を再起動",
+        "パスワードでのログインを無効化し、公開鍵認証のみを許可します。",
     ],
 )
 def test_answer_prohibitions_and_mentions_do_not_fire(answer):
