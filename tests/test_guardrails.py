@@ -614,6 +614,17 @@ def test_missing_names_match_separators_case_and_usual_forms():
     assert missing_names(["AD"], ["Active Directory のアカウント"]) == []
 
 
+def test_an_acronym_is_found_where_the_runbook_writes_it_in_full():
+    from core.text.glossary import missing_names
+
+    assert missing_names(["HA"], ["Fluentd High Availability Configuration"]) == []
+    twice = ["Forward the logs of the domain controller. Restart the domain controller."]
+    assert missing_names(["DC"], twice) == []
+    # two words that happen to meet once are no term, and the letters must all be there
+    assert missing_names(["DC"], ["Do check the domain controller"]) == ["DC"]
+    assert missing_names(["SLM"], ["snapshot restore, snapshot restore"]) == ["SLM"]
+
+
 def test_names_gate_the_grade_only_when_most_are_missing():
     from dataclasses import replace
 

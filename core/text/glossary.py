@@ -852,13 +852,45 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
             patterns += [p for v in name_variants(head) if (p := _name_pattern(v, True))]
         # a proper noun is not found as the common word: "market volatility" is no Volatility
         common = _capitalized(name)
-        if patterns and not any(
-            not (common and m.group(0).islower() and not _in_identifier(text, m))
-            for p in patterns
-            for m in p.finditer(text)
+        if (
+            patterns
+            and not any(
+                not (common and m.group(0).islower() and not _in_identifier(text, m))
+                for p in patterns
+                for m in p.finditer(text)
+            )
+            and not _spelled_out(name, text)
         ):
             missing.append(name)
     return missing
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
+
+
+def _spelled_out(name: str, text: str) -> bool:
+    """An acronym the passages write in full: "HA" in "Fluentd High Availability
+    Configuration", "DC" where the runbook says "domain controller" (a phrase of words of three
+    letters or more whose initials spell it). The phrase must be a term there, not two words
+    that happen to meet: capitalised, or written at least twice."""
+    if not _ACRONYM.fullmatch(name):
+        return False
+    letters = name.rstrip("s") if len(name) > 2 and name.endswith("s") else name
+    pattern = re.compile(
+        r"(?<![A-Za-z])"
+        + r"[\s-]+".join(rf"[{c}{c.lower()}][a-z]{{2,}}" for c in letters)
+        + r"(?![A-Za-z])"
+    )
+    seen: dict[str, int] = {}
+    for m in pattern.finditer(text):
+        words = re.split(r"[\s-]+", m.group(0))
+        if all(w[:1].isupper() for w in words):
+            return True
+        key = " ".join(w.lower() for w in words)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] >= 2:
+            return True
+    return False
 
 
 def _in_identifier(text: str, match: re.Match[str]) -> bool:
