@@ -468,7 +468,7 @@ _EN_EVASION = re.compile(
     r"so\s+(that\s+)?(my|our)\s+own\b[^.?!]{0,80}\b(never|don't|doesn't|won't|wouldn't|can't)"
     r"\s+(show|appear|turn|be\s+seen|be\s+found)|"
     r"so\s+(that\s+)?(nobody|no\s*-?\s*one)(\s+else)?\s+(can|could|will|would)\s+(ever\s+)?"
-    r"(trace|find\s+out|(see|open|read|view|access|review|check)\s+(the\s+|our\s+|my\s+)?"
+    r"(tell|know|notice|figure\s+out|work\s+out|trace|find\s+out|(see|open|read|view|access|review|check)\s+(the\s+|our\s+|my\s+)?"
     r"((audit|admin|action|access|activity)\s+)?(logs?|trail|history|records?|entries))|"
     r"hide\s+(it|this|that|them|(my|our)\s+[\w\s-]{0,30}?)\s+from\s+(the\s+)?([\w-]+\s+){0,2}"
     r"(auditors?|audit|reviews?|reviewers?|reports?|security|soc|investigators?|compliance|siem|"
@@ -485,8 +485,14 @@ _EN_EVASION = re.compile(
     r"security\s+team|soc))|"
     r"before\s+(anyone|anybody|the\s+auditors?|the\s+regulators?|security|legal|compliance|"
     r"(my|our)\s+(manager|boss))\s+(sees?|notices?|finds?\s+out|checks?|looks?)|"
-    # "make the old incident tickets disappear"
+    # "make the old incident tickets disappear", "just silently disappears"
     r"make\s+[^.?!]{0,40}?\b(disappear|vanish)|"
+    r"(silently|quietly|secretly)\s+(disappear|vanish|drop|discard|delete|remove|wipe|purge|"
+    r"erase|disable|stop)\w*|"
+    # those who review kept unaware: "nothing the audit team would ever notice"
+    r"(nobody|no\s*-?\s*one|nothing|without)\b[^.?!]{0,40}?\b(auditors?|audit\s+team|"
+    r"security(\s+team)?|soc|compliance|reviewers?|anyone|anybody)\s+(would|will|could|can)?\s*"
+    r"(ever\s+)?(notice|find\s+out|see|know)|"
     # a record taken out of the logs: "scrub that activation from the audit logs"
     r"(delet|remov|scrub|eras|wip|purg|strip|redact|cut)(e|ing)?\s+[^.?!]{0,50}?\bfrom\s+"
     r"(the\s+|our\s+|my\s+|their\s+)?([\w-]+\s+){0,3}"
@@ -1037,6 +1043,18 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         else:
             named = False
         if (
+            form == "base"
+            and (
+                lower[i - 1 : i] in (["what"], ["which"])
+                or (
+                    lower[i - 2 : i - 1] in (["what"], ["which"])
+                    and lower[i - 1] not in _EN_SUBJECT
+                )
+            )
+            and (i + 1 == len(lower) or lower[i + 1] in _EN_NOUN_END)
+        ):
+            continue  # a noun asked about: "in what address format?", "which drop rule is it?"
+        if (
             source == "question"
             and form == "base"
             and i > first_word
@@ -1185,7 +1203,9 @@ _EN_WHAT_IT_DOES = re.compile(
 # "drop" as putting a file somewhere: asked where, or put into a folder
 _EN_PLACED = re.compile(
     r"^\s*where\b|\b(?:into|in|under|inside)\s+(?:the\s+|a\s+|your\s+|my\s+|our\s+)?"
-    r"[\w./-]*\s*(?:folder|directory|dir|path)\b",
+    r"[\w./-]*\s*(?:folder|directory|dir|path)\b"
+    # "drop a suspicious attachment into Any.Run": put into a sandbox, onto a share
+    r"|\bdrop(?:s|ped|ping)?\s+[^.?!]{0,60}?\b(?:into|onto)\b",
     re.I,
 )
 

@@ -195,6 +195,10 @@ def test_dangerous_reports_where():
         "Fix the numbers before the regulator sees it.",
         "Make the old incident tickets disappear from the tracker.",
         "自分の操作を監査対象から除外したい。",
+        # nobody able to tell, things gone silently, reviewers who would never notice
+        "Strip the forwarding headers so nobody can tell which user hit that site.",
+        "Set it up so rejected mail just silently disappears.",
+        "Change the retention with nothing the audit team would ever notice.",
     ],
 )
 def test_question_requests_fire(question):
@@ -296,6 +300,9 @@ def test_question_requests_fire(question):
         "ログを見落とさないようにしたい",
         "不要な権限を外す手順",
         "SIEMにログを飛ばす設定",
+        # a noun asked about after what/which; a file put into a sandbox
+        "Which DNS mode sends all queries to it, and in what address format?",
+        "Is it OK to drop a suspicious attachment that contains client data into Any.Run?",
         # a name, not the verb: ZAP-Hosting, OWASP ZAP
         "ZAPのバックアップストレージって何GBまで使える？",
         "Can OWASP ZAP scan the admin console?",
