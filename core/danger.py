@@ -255,11 +255,13 @@ _JA_OBJECTS = (
     "アクセス", "ルール", "ポリシー", "設定", "ドメイン", "システム", "全て", "すべて", "全部",
     "機能", "OS", "Windows", "Defender", "MFA", "多要素認証", "丸ごと",
 )  # fmt: skip
-# ログ is no object inside ログイン・ログアウト・ログオン (「パスワードでのログインを無効化」)
+# ログ is no object inside ログイン・ログアウト・ログオン (「パスワードでのログインを無効化」); a file
+# named by its name is one (「auth.log からその行を消しておきたい」)
 _JA_OBJECT_RE = re.compile(
     "|".join(re.escape(o) for o in sorted(_JA_OBJECTS, key=len)[::-1]).replace(
         "ログ", "ログ(?!イン|アウト|オン|オフ)"
     )
+    + r"|(?<![A-Za-z0-9_.-])[A-Za-z0-9_-]+\.(?:log|evtx|db|sqlite|sql|bak|csv|json|conf)(?![A-Za-z])"
 )
 _JA_AGENT_RE = re.compile(
     r"(攻撃者|攻撃グループ|犯人|侵入者|第三者|何者か|悪意のある(者|人物|ユーザー?)|マルウェア|"
@@ -892,6 +894,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
             obj = allowed[-1]  # 「証拠になりそうなファイルを片付けて」: the evidence
         if stem == "切" and not _JA_KIRU_TAIL.match(raw_tail):
             continue
+        if stem in _SIGN_IN_OFF_VERBS and _JA_WEAK_SIGN_IN.search(window):
+            continue  # 「パスワード認証を止める」: hardening, nothing is destroyed
         if stem in _SECRET_RESET_VERBS and _JA_SECRET.search(window):
             continue  # a password reset replaces a secret: nothing is destroyed
         lemma = "取り消" if stem == "消" and before.endswith("取り") else stem
@@ -1101,6 +1105,12 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             and not _EN_RECORD_SETTING.match(" ".join(lower[obj_index + 1 : obj_index + 3]))
         ):
             continue  # "edit the rule", "change the log level": a definition, no record altered
+        if (
+            verb.lemma in _SIGN_IN_OFF_VERBS
+            and obj in ("password", "passwords")
+            and lower[obj_index + 1 : obj_index + 2] in _EN_SIGN_IN
+        ):
+            continue  # "disable password authentication": hardening, nothing is destroyed
         if verb.lemma in _SECRET_RESET_VERBS and _EN_SECRET.match(head):
             continue  # a password reset replaces a secret: nothing is destroyed
         if _destroys_nothing(verb.lemma, en_head=head):
@@ -1181,6 +1191,15 @@ def _destroys_nothing(verb: str, en_head: str = "", ja_object: str = "") -> bool
     )
 
 
+# A weak way of signing in switched off (「SSH のパスワード認証を止める」「パスワードでのログインを
+# 無効化」, "disable password authentication"): the hardening of a server, nothing is destroyed
+_SIGN_IN_OFF_VERBS = frozenset(
+    {"disable", "turn off", "switch off", "stop", "無効化", "無効に", "停止", "止め", "オフに"}
+)
+_JA_WEAK_SIGN_IN = re.compile(
+    r"(パスワード|root|ルート)(での|による|の)?\s?(認証|ログイン)\s?(を|は)?[^をは]{0,8}$"
+)
+_EN_SIGN_IN = (["authentication"], ["auth"], ["login"], ["logins"], ["sign-in"], ["sign-ins"])
 _JA_SECRET = re.compile(
     r"(パスワード|パスフレーズ|PIN|暗証番号|MFA|多要素認証|トークン|シークレット)"
 )
