@@ -233,7 +233,7 @@ _JA_VERB_OBJECTS = {
     "落と": _JA_SERVER_LIKE,
     "切": _JA_CONTROLS - {"ログ", "権限"},
     "外": _JA_CONTROLS - {"ログ", "権限"},  # 「不要な権限を外す」 is least privilege
-    "片付け": _JA_TRACES,
+    "片付け": _JA_TRACES | {"全部", "すべて", "全て", "丸ごと"},  # 「全部片付けたい」
 }
 # 切る is the operation only as 切る/切って/切らない/切りたい: 切り分け (triage), 切り替え and
 # 切り離し (isolation) are other verbs
@@ -533,7 +533,9 @@ _JA_EVASION = re.compile(
 _JA_LOSS = re.compile(
     r"(データ|ログ|履歴|記録|ファイル|バックアップ|中身|全部|すべて|全て|丸ごと)[^。、]{0,8}?"
     r"((消えて|消えちゃって|なくなって|無くなって|失われて)(も)?(いい|良い|構わ|かまわ|OK|大丈夫)|"
-    r"(消える|消えて|なくなる|無くなる|失われる)よう(に|な))"
+    r"(消える|消えて|なくなる|無くなる|失われる)よう(に|な))|"
+    # 「何も残さないルールを作って」
+    r"何も(残さ|残ら)(ない|ず)"
 )
 _EN_LOSS = re.compile(
     r"\bso\s+(that\s+)?(everything|all\s+(of\s+)?(the\s+|our\s+|my\s+)?([\w-]+\s+)?"
