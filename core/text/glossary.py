@@ -706,6 +706,10 @@ _COMMON_ABBREVIATIONS = frozenset(
         "pin",
         "soc",
         "sla",
+        # a kind of server and the properties of a setup: "our DC", "the HA setup", "DR site"
+        "dc",
+        "ha",
+        "dr",
         # the analyst's own common nouns: indicators, techniques, personal data, one-time codes
         "ioc",
         "iocs",
@@ -746,11 +750,16 @@ def proper_names(text: str) -> list[str]:
         for name in untranslated_names(text)
         if name.lower() not in words
         and name.lower() not in _CAPITALIZED_COMMON_WORDS
-        and squash_name(name) not in _COMMON_ABBREVIATIONS
+        and squash_name(_singular(name)) not in _COMMON_ABBREVIATIONS
         and not _unit_of_a_number(name, text)
     ]
     names = [_with_number(name, text) for name in _phrases(text, kept)]
     return names + [n for n in dict.fromkeys(_JA_INSTITUTION.findall(text)) if n not in names]
+
+
+def _singular(name: str) -> str:
+    """An abbreviation's plural as its singular: IDs, VMs, PCs."""
+    return name[:-1] if re.fullmatch(r"[A-Z]{2,}s", name) else name
 
 
 def _unit_of_a_number(name: str, text: str) -> bool:

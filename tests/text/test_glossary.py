@@ -275,3 +275,11 @@ def test_days_and_months_are_no_names_and_a_mac_is_macos():
     # a document's language, and the analyst's own abbreviations, are no names either
     assert proper_names("In the Japanese Vault tutorial, where does the OTP go?") == ["Vault"]
     assert proper_names("Zeek に IOC の IP を入れたのに") == ["Zeek"]
+
+
+def test_a_kind_of_server_and_plural_abbreviations_are_no_names():
+    from core.text.glossary import proper_names
+
+    question = "Which Windows event IDs does LogonTracer pull? Our DC must forward all of them."
+    assert proper_names(question) == ["Windows", "LogonTracer"]
+    assert proper_names("In the HA setup, where do the logs of our VMs end up?") == []
