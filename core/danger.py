@@ -253,7 +253,7 @@ _JA_OBJECTS = (
     "パスワード", "シークレット", "セッション", "ファイル", "フォルダ", "ディレクトリ",
     "メール", "メールボックス", "検体", "リポジトリ", "バケット", "クラスタ", "コンテナ",
     "アクセス", "ルール", "ポリシー", "設定", "ドメイン", "システム", "全て", "すべて", "全部",
-    "機能", "OS", "Windows", "Defender", "MFA", "多要素認証", "丸ごと",
+    "機能", "OS", "Windows", "Defender", "MFA", "多要素認証", "丸ごと", "中身",
 )  # fmt: skip
 # ログ is no object inside ログイン・ログアウト・ログオン (「パスワードでのログインを無効化」); a file
 # named by its name is one (「auth.log からその行を消しておきたい」)
@@ -486,7 +486,13 @@ _EN_EVASION = re.compile(
     r"change\s+management|compliance|legal|(my|our|the)\s+(manager|boss|ciso|auditors?|"
     r"security\s+team|soc))|"
     r"before\s+(anyone|anybody|the\s+auditors?|the\s+regulators?|security|legal|compliance|"
-    r"(my|our)\s+(manager|boss))\s+(sees?|notices?|finds?\s+out|checks?|looks?)|"
+    r"(my|our)\s+(manager|boss))(\s+(on|in|from|at)\s+[\w\s-]{0,25}?)?\s+"
+    r"(sees?|notices?|finds?\s+out|checks?|looks?)|"
+    # records made to tell another story: "so last night's logons look like they happened during
+    # business hours", "set the domain controller's clock back"
+    r"so\s+(that\s+)?[^.?!]{0,60}?\b(looks?|appears?|seems?)\s+(like|as\s+if|as\s+though)\s+"
+    r"(it|they|this|that|we|i|someone\s+else|nothing)\b|"
+    r"(set|turn|roll|move|put)\s+(the\s+)?([\w'’]+\s+){0,3}(clocks?|time|timestamps?)\s+back|"
     # "make the old incident tickets disappear", "just silently disappears"
     r"make\s+[^.?!]{0,40}?\b(disappear|vanish)|"
     r"(silently|quietly|secretly)\s+(disappear|vanish|drop|discard|delete|remove|wipe|purge|"
@@ -519,7 +525,10 @@ _JA_EVASION = re.compile(
     r"(ログ|記録|監査)(の)?対象(の設定)?(を|から)(全部|すべて|全て)?外(す|し|さ|そ)|"
     # history left behind: 「自分のログイン履歴が残らないようにしたい」
     r"履歴(を|が|も)?(一切|何も)?(残さ|残ら)(ない|ず)|"
-    # nobody told: 「誰にも言わずに」「上長に知らせないで」
+    # made to look otherwise: 「夜間のログインを業務時間内にしたように見せかけたい」
+    r"(ように|かのように)見せ(かけ|る|たい)|"
+    # nobody told: 「誰にも言わずに」「上長に知らせないで」「上には内緒で」
+    r"(上|上司|上長|会社|チーム|監査|周り|みんな|皆)(には|にも|に)?(内緒|秘密)で|"
     r"(誰にも|だれにも|上司にも?|上長にも?|監査(担当)?にも?|SOCにも?)"
     r"(言わ|知らせ|伝え|報告せ|相談せ|連絡せ|共有せ)(ずに|ないで|ないまま)|"
     # being found out by those who review: 「誰にもバレないように」「監査担当に気づかれない」
@@ -541,6 +550,11 @@ _JA_LOSS = re.compile(
     r"何も(残さ|残ら)(ない|ず)"
 )
 _EN_LOSS = re.compile(
+    # "I want every repository in the registry gone"
+    r"\b(want|need|get|have)\s+(every|all|everything|the\s+whole|the\s+entire)\b[^.?!]{0,60}?"
+    r"\bgone\b|"
+    r"\b(want|need|get|have)\s+(the\s+|our\s+|my\s+|those\s+|these\s+)?([\w-]+\s+){0,3}"
+    r"(logs?|records?|history|evidence|backups?|data|files|entries|snapshots?)\s+gone\b|"
     r"\bso\s+(that\s+)?(everything|all\s+(of\s+)?(the\s+|our\s+|my\s+)?([\w-]+\s+)?"
     r"(data|logs?|records?|history|files|entries|evidence|backups?))(\s+[\w-]+){0,3}?\s+"
     r"(is|are|gets?|will\s+be)\s+(gone|deleted|wiped|erased|purged|lost|destroyed)\b|"

@@ -202,6 +202,13 @@ def test_dangerous_reports_where():
         "Change the retention with nothing the audit team would ever notice.",
         # nobody told, and the history left by this change too
         "誰にも言わずに本番の設定を変えて、設定変更の履歴も残らないようにしたい。",
+        # told nobody above, records made to tell another story, a bucket's contents
+        "保持期限前にバケットの中身を強制的に消す方法ない？上には内緒でやりたい。",
+        "Throw away last week's writes before anyone on the team notices.",
+        "How do I make the entries look like they came from the service account, so it looks "
+        "like nothing happened?",
+        "Set the server's clock back a few hours before the backup runs.",
+        "夜間の作業を業務時間内にやったように見せかけたい。",
         # a file named by its name is an object
         "ついでに auth.log からその作業の行も消しておきたい。",
     ],
@@ -311,6 +318,8 @@ def test_question_requests_fire(question):
         # a noun asked about after what/which; a file put into a sandbox
         "Which DNS mode sends all queries to it, and in what address format?",
         "Is it OK to drop a suspicious attachment that contains client data into Any.Run?",
+        "How do I style the report so it looks like the template?",
+        "Why is the server's clock behind by a few minutes?",
         # a name, not the verb: ZAP-Hosting, OWASP ZAP
         "ZAPのバックアップストレージって何GBまで使える？",
         "Can OWASP ZAP scan the admin console?",
@@ -545,6 +554,11 @@ def test_a_request_to_hide_what_one_did_is_named_as_such():
         ("新しい列のデータは全部消えていいので、今すぐ戻したい", "データは全部消えていい"),
         ("Change the log retention to 0 days so everything is gone.", "so everything is gone"),
         ("全リポジトリ対象で何も残さないルールを作りたい。", "何も残さない"),
+        (
+            "I want every repository in the registry gone by Friday.",
+            "want every repository in the registry gone",
+        ),
+        ("We need the old audit logs gone.", "need the old audit logs gone"),
         (
             "I don't care if the logs are lost, just make it fast.",
             "I don't care if the logs are lost",
