@@ -92,6 +92,11 @@ def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
     assert absent(["Linux"], "Which findings point to pentest Linux distros?") == []
     assert absent(["EKS"], "EKS: what do we switch on?") == []
     assert absent(["My"], "「My IP」を選んでも接続できない") == []
+    # a level written with a space in the folder ("PL 2"), a word of a phrase in a file's name
+    levels, tok = _index(["Move from PL 1 to PL 2 carefully."], ["lpi-japan__dns-bind.md_0"])
+    assert absent_names(["PL2"], "PL2 に上げたい", levels, tok.tokenize) == []
+    assert absent_names(["LPI BIND"], "the LPI BIND exercise", levels, tok.tokenize) == []
+    assert absent_names(["LPI Unbound"], "LPI Unbound", levels, tok.tokenize) == ["LPI Unbound"]
     # a name is looked up by its stem, as the index keeps its words ("Analytics", "Windows")
     stems, tok = _index(["Log Analytics keeps the Windows events."])
     assert absent_names(["Analytics", "Windows"], "Analytics と Windows", stems, tok.tokenize) == []

@@ -322,9 +322,16 @@ def absent_names(
             if not tokens:  # stop words only ("My" of 「My IP」): nothing to look up
                 found = True
                 break
-            # "Cloudflare R2" by its word; "EC2" or "S3" as it is
-            words = [t for t in tokens if not any(ch.isdigit() for ch in t)] or tokens
-            if all(keyword.knows(t) for t in words) or keyword.names_a_key(squash_name(variant)):
+            # "Cloudflare R2" by its word; "EC2" or "S3" as it is, or as its letters beside a
+            # number ("PL2" written "PL 2")
+            words = [t for t in tokens if not any(ch.isdigit() for ch in t)] or [
+                _letters_of(t) for t in tokens
+            ]
+            # each word in a runbook's text or in its file's name: "LPI BIND" over
+            # lpi-japan__server-text__dns-server-bind.pdf, which writes BIND
+            if all(
+                keyword.knows(t) or keyword.names_a_key(squash_name(t)) for t in words
+            ) or keyword.names_a_key(squash_name(variant)):
                 found = True
                 break
         if not found and loanwords is not None and loanwords.counterparts(name):
@@ -332,6 +339,13 @@ def absent_names(
         if not found:
             out.append(name)
     return out
+
+
+def _letters_of(token: str) -> str:
+    """A token of two letters or more glued to a number as its letters ("pl2" → "pl": a
+    runbook writing "PL 2" indexes pl and 2); any other token as it is ("s3", "2fa")."""
+    m = re.fullmatch(r"([a-z]{2,})(\d+)", token)
+    return m.group(1) if m else token
 
 
 # What a question quotes from a configuration: a setting or field written in snake case

@@ -631,6 +631,7 @@ _NAME_GROUPS = (
     ("JPCERT", "JPCERT/CC"),
     ("IPA", "情報処理推進機構"),
     ("NISC", "内閣サイバーセキュリティセンター"),
+    ("GPO", "Group Policy", "グループポリシー"),
 )
 
 
@@ -706,6 +707,12 @@ _COMMON_ABBREVIATIONS = frozenset(
         "pin",
         "soc",
         "sla",
+        # formats and a kind of customer: "the JSON 'message' field", "our VIP accounts"
+        "json",
+        "xml",
+        "yaml",
+        "html",
+        "vip",
         # a kind of server and the properties of a setup: "our DC", "the HA setup", "DR site"
         "dc",
         "ha",
@@ -769,7 +776,8 @@ def _unit_of_a_number(name: str, text: str) -> bool:
         text[max(0, m.start() - 2) : m.start()]
         for m in re.finditer(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", text)
     ]
-    return bool(before) and all(re.search(r"\d ?$", b) for b in before)
+    # 「何GBまで」「数GB」: the number asked for
+    return bool(before) and all(re.search(r"(\d|何|数) ?$", b) for b in before)
 
 
 def _phrases(text: str, names: list[str]) -> list[str]:
@@ -806,7 +814,10 @@ _JA_INSTITUTION = re.compile(r"[\u4e00-\u9fff]{2,}(?:委員会|庁|省|機構|�
 def _with_number(name: str, text: str) -> str:
     """A product's number is part of its name: "Microsoft 365" is not "Microsoft Teams",
     "Windows 11" not any Windows."""
-    found = re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}[ \u3000]?(\d{{1,4}})(?![\d.])", text)
+    # a number of its own ("Windows 11"), not the start of another word ("ZAP-Hosting 2FA")
+    found = re.search(
+        rf"(?<![A-Za-z0-9]){re.escape(name)}[ \u3000]?(\d{{1,4}})(?![\d.A-Za-z])", text
+    )
     return f"{name} {found.group(1)}" if found else name
 
 
@@ -869,9 +880,28 @@ def missing_names(names: list[str], passages: list[str]) -> list[str]:
                 for m in p.finditer(text)
             )
             and not _spelled_out(name, text)
+            and not _same_product_unnumbered(name, text)
         ):
             missing.append(name)
     return missing
+
+
+def _same_product_unnumbered(name: str, text: str) -> bool:
+    """A product asked with its number ("PowerShell 7") where the passages name it with no
+    number at all: they are about that product, and name no other version of it ("Windows 10"
+    is no answer about "Windows 11"), nor is the name a vendor's ("Microsoft Teams" is no
+    answer about "Microsoft 365")."""
+    m = re.fullmatch(r"(.+?) (\d{1,4})", name)
+    if not m:
+        return False
+    base = _name_pattern(m.group(1), True)
+    if base is None:
+        return False
+    after = [text[hit.end() : hit.end() + 12] for hit in base.finditer(text)]
+    if any(re.match(r"[ \u3000]?v?\d", a) for a in after):
+        return False  # another version named
+    # the name standing alone: not followed by another capitalised word of a product's name
+    return any(not re.match(r"[ \u3000]?[A-Z0-9]", a) for a in after)
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")

@@ -283,3 +283,17 @@ def test_a_kind_of_server_and_plural_abbreviations_are_no_names():
     question = "Which Windows event IDs does LogonTracer pull? Our DC must forward all of them."
     assert proper_names(question) == ["Windows", "LogonTracer"]
     assert proper_names("In the HA setup, where do the logs of our VMs end up?") == []
+
+
+def test_units_formats_and_a_product_number():
+    from core.text.glossary import missing_names, proper_names
+
+    # a unit asked with 何, a number that starts another word, formats and customers
+    assert proper_names("ZAPのバックアップストレージって無料で何GBまで使える？") == ["ZAP"]
+    assert proper_names("Which app does the ZAP-Hosting 2FA guide name?") == ["ZAP-Hosting"]
+    assert proper_names("The JSON 'message' field of our VIP accounts") == []
+    # a product named with no number is that product; another version of it is not
+    assert missing_names(["PowerShell 7"], ["Unregister the PowerShell event provider"]) == []
+    assert missing_names(["Windows 11"], ["Windows 10 only"]) == ["Windows 11"]
+    # a Windows policy object under its Japanese name
+    assert missing_names(["GPO"], ["グループ ポリシー オブジェクトで設定する"]) == []
