@@ -137,6 +137,13 @@ def test_quantities_in_passages():
     assert not states_quantity("duration", ["上長が翌月5日までに承認する。"])  # a date
     assert not states_quantity("duration", ["2024年4月に改訂した。"])
     assert not states_quantity("duration", ["Logs are kept as long as policy requires."])
+    # a size as a configuration writes it
+    sized = "1アプリあたりのマニフェスト合計サイズ上限はどれくらい？"
+    assert states_quantity("limit", ["10G / 300 * 10 = 3M"], sized)
+    assert not states_quantity("limit", ["Divide the memory by the number of apps."], sized)
+    # "we keep seeing" goes on seeing: a threshold's seconds answer, no period of keeping
+    seeing = "We keep seeing slow requests. After how many seconds does an OSD complain?"
+    assert states_quantity("duration", ["The threshold defaults to 30 seconds."], seeing)
     assert states_quantity("frequency", ["Regular means at least every quarter."])
     assert states_quantity("frequency", ["棚卸しは四半期ごとに行う。"])
     assert states_quantity("frequency", ["Falcoは毎秒、イベントカウントを読み取ります。"])

@@ -116,6 +116,8 @@ _FREQUENCY = re.compile(
 )
 _SIZE = re.compile(
     r"\d[\d,.]*\s?(?:[KMGTP]i?B|bytes?|バイト|%|percent|パーセント|割)"
+    # a configuration's own way: "10G", "3M", "512Mi"
+    r"|(?-i:\b\d+(?:\.\d+)?[KMGT]i?\b)"
     r"|\b(?:half|a quarter|a third)\b|半分",
     re.IGNORECASE,
 )
@@ -380,7 +382,9 @@ def _labelled_value(unit: re.Pattern[str] | None, text: str) -> bool:
 _RETENTION_Q = re.compile(
     r"保存|保持|保管|残(?:る|って|す|され)|消え|何日分|"
     r"\b(?:retain(?:ed)?|retention|kept|stored|expired?|pruned|purged)\b|"
-    r"\bkeep\b(?!\s+(?:a\s+|an\s+)?(?:close\s+)?(?:eye|watch|track|monitoring|watching))",
+    # not "keep an eye on", nor "we keep seeing" (to go on doing)
+    r"\bkeep\b(?!\s+(?:a\s+|an\s+)?(?:close\s+)?(?:eye|watch|track|monitoring|watching))"
+    r"(?!\s+[a-z]+ing\b)",
     re.IGNORECASE,
 )
 _RETENTION = re.compile(
