@@ -150,3 +150,28 @@ def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):
     a = _ask("How many snapshots can a Tooly base hold?", settings, data)
     assert a.citations[0].file == "tooly/snapshots.md"
     assert a.evidence["names_found"] is True
+
+
+def test_of_two_guides_the_one_naming_more_of_the_question_s_names_comes_first(tmp_path: Path):
+    data = tmp_path / "runbooks"
+    data.mkdir()
+    (data / "router-wireguard.md").write_text(
+        "# WireGuard サーバー\n\n## トンネルアドレス\n\n"
+        "WireGuard サーバーのトンネルアドレスは /24 のサブネットで設定する。クライアントごとに"
+        "アドレスを払い出すため、十分な広さのサブネットを選ぶ。\n",
+        encoding="utf-8",
+    )
+    (data / "firewall-wireguard.md").write_text(
+        "# Road warrior setup\n\n## Configure the instance\n\n"
+        "In OPNsense, give the WireGuard instance a tunnel address such as 10.10.10.1/24. "
+        "Do not use a /32: the peers need a subnet to reach.\n",
+        encoding="utf-8",
+    )
+    settings = make_settings(tmp_path / "state", data)
+    question = "OPNsense の WireGuard インスタンスのトンネルアドレス、/32 で切ってもいい？"
+    outcome = search_runbooks(settings, question, data=data)
+    named = named_documents(outcome.hits, ["OPNsense", "WireGuard"])
+    assert {h.chunk.source for h in outcome.hits if h.chunk.doc_id in named} == {
+        "firewall-wireguard.md"
+    }
+    assert outcome.hits[0].chunk.source == "firewall-wireguard.md"

@@ -251,18 +251,21 @@ _PATH_SEPARATORS = re.compile(r"[/\\_.\-]+")
 
 
 def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
-    """The documents among ``hits`` with a passage carrying at least half of ``names``: a
-    runbook that names the product is about it, in its other sections too. The file's name is
-    read with the passage: a vendor's page seldom repeats the product's name ("Base Snapshots"
-    of NocoDB's docs), the folder it is filed under or the file's name says it
+    """The documents among ``hits`` whose passages carry the most of ``names``, at least half:
+    a runbook that names the product is about it, in its other sections too, and of two
+    WireGuard guides the one naming OPNsense answers "OPNsense の WireGuard インスタンス". The
+    file's name is read with the passage: a vendor's page seldom repeats the product's name
+    ("Base Snapshots" of NocoDB's docs), the folder it is filed under or the file's name says it
     (``nocodb/snapshots.md``, ``CrowdStrike_isolation.pdf``)."""
-    out = set()
+    carried: dict[str, set[str]] = {}
     for hit in hits:
-        if hit.chunk.doc_id in out:
-            continue
-        if enough_names(names, missing_in_passages(names, [hit])):
-            out.add(hit.chunk.doc_id)
-    return out
+        found = carried.setdefault(hit.chunk.doc_id, set())
+        if len(found) < len(names):
+            found.update(n for n in names if n not in missing_in_passages([n], [hit]))
+    best = max((len(found) for found in carried.values()), default=0)
+    if not best or not enough_names(names, names[best:]):
+        return set()
+    return {doc for doc, found in carried.items() if len(found) == best}
 
 
 def missing_in_passages(names: Sequence[str], hits: Sequence[Hit]) -> list[str]:
