@@ -32,6 +32,14 @@
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_l.json  # self-hosted
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_n.json  # IAM
     python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_m.json  # postmortems
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_o.json  # network
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_n.json  # hosting
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_p.json  # e-mail
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_o.json  # OS admin
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_q.json  # containers
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_p.json  # web apps
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_mixed_r.json  # backup/DR
+    python -m bench.answer_trust --data DIR --questions bench/answer_trust_jp_q.json  # logging
     python -m bench.answer_trust --verbose --json out.json
 
 Indexes the runbook folder (default ``runbooks-dev`` from ``Settings.dataset_path``) into a state
@@ -69,8 +77,20 @@ access control in English, Japanese database service and pooler docs),
 ``answer_trust_mixed_m.json`` (detection, threat-intel and case tools in English, Japanese notes
 on them), ``answer_trust_jp_l.json`` (Japanese admin guides of self-hosted services, three
 English pages), ``answer_trust_mixed_n.json`` (identity, MFA and secrets management in English,
-Japanese translations of a guideline and labs) and ``answer_trust_jp_m.json`` (a Japanese
-post-mortem handbook, three English on-call, comms and rollback pages) are question sets over
+Japanese translations of a guideline and labs), ``answer_trust_jp_m.json`` (a Japanese
+post-mortem handbook, three English on-call, comms and rollback pages),
+``answer_trust_mixed_o.json`` (firewall, VPN, IPS, DNS and proxy docs in English, Japanese router
+and DNS server guides), ``answer_trust_jp_n.json`` (a hosting provider's Japanese account and
+abuse pages, Japanese cloud policy rules, three English pages of another provider),
+``answer_trust_mixed_p.json`` (mail authentication, MTA and phishing playbook docs in English,
+Japanese header and SPF guides), ``answer_trust_jp_o.json`` (Japanese Windows and Linux hardening
+and logging guides, three English pages), ``answer_trust_mixed_q.json`` (container and
+supply-chain security tools in English, Japanese registry and Docker pages),
+``answer_trust_jp_p.json`` (Japanese translations of web-application security cheat sheets and
+a disclosure policy, three English WAF and disclosure pages), ``answer_trust_mixed_r.json``
+(backup and recovery tools in English, Japanese database backup, DR and replication guides) and
+``answer_trust_jp_q.json`` (Japanese forensics tools, log shipping and time-sync guides, three
+English pages) are question sets over
 other third-party runbooks, whose sources their descriptions name) through the product's runbook pipeline
 (``core.pipelines.PIPELINES["runbook"]``, offline, no audit log). It prints per language pair
 (question language → language of the text holding the answer) and overall:

@@ -280,6 +280,14 @@ def test_load_questions_rejects_a_bad_entry(tmp_path: Path) -> None:
         "answer_trust_jp_l.json",
         "answer_trust_mixed_n.json",
         "answer_trust_jp_m.json",
+        "answer_trust_mixed_o.json",
+        "answer_trust_jp_n.json",
+        "answer_trust_mixed_p.json",
+        "answer_trust_jp_o.json",
+        "answer_trust_mixed_q.json",
+        "answer_trust_jp_p.json",
+        "answer_trust_mixed_r.json",
+        "answer_trust_jp_q.json",
     ],
 )
 def test_the_other_development_question_files_are_consistent(name: str) -> None:
