@@ -92,6 +92,9 @@ def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
     assert absent(["Linux"], "Which findings point to pentest Linux distros?") == []
     assert absent(["EKS"], "EKS: what do we switch on?") == []
     assert absent(["My"], "「My IP」を選んでも接続できない") == []
+    # acronyms joined by a slash are looked up as their parts; an asker's hostname is not
+    assert absent(["KSK/ZSK", "TLS/S3"], "KSK/ZSK と TLS/S3") == ["KSK/ZSK"]
+    assert absent(["prod-web-01"], "prod-web-01 のアラート") == []
     # a level written with a space in the folder ("PL 2"), a word of a phrase in a file's name
     levels, tok = _index(["Move from PL 1 to PL 2 carefully."], ["lpi-japan__dns-bind.md_0"])
     assert absent_names(["PL2"], "PL2 に上げたい", levels, tok.tokenize) == []

@@ -300,6 +300,9 @@ def _words_in(name: str, source: str) -> bool:
 # in the question. A fragment of an identifier ("pg" of pg_dump), a hyphenated value ("Prod-web",
 # a policy name of the asker's) or an address is not looked up: runbooks write those otherwise.
 _FOLDER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?: [A-Za-z][A-Za-z0-9]*)*")
+# Acronyms joined by slashes ("KSK/ZSK", "TCP/UDP") are looked up as their parts, each of which
+# the folder must carry (a hostname or a value of the asker's, "prod-web-01", is still not)
+_SLASHED_ACRONYMS = re.compile(r"[A-Z][A-Z0-9]{1,7}(?:/[A-Z][A-Z0-9]{1,7})+")
 
 
 def absent_names(
@@ -317,7 +320,8 @@ def absent_names(
     tokens with digits ("R2", "v2") are not required, its words are."""
     out = []
     for name in names:
-        if not _FOLDER_NAME.fullmatch(name) or not _standalone(name, text):
+        looked_up = _FOLDER_NAME.fullmatch(name) or _SLASHED_ACRONYMS.fullmatch(name)
+        if not looked_up or not _standalone(name, text):
             continue
         found = False
         for variant in name_variants(name):
