@@ -458,6 +458,8 @@ def test_answer_instructions_fire(answer):
         # a word of an identifier: a rule type, a flag, a function's name
         "- DROP_DATA | Drop rule NRQL: SELECT * FROM MyEvent WHERE foo = bar",
         "Set `allow_delete_all` only on the staging cluster.",
+        # what cannot be done
+        "既存のテーブルを簡単に削除することはできません。",
         # a condition the step follows, and logging in is no log
         "・`RMS offset` の履歴をリセットしたい場合は Chrony を再起動",
         "パスワードでのログインを無効化し、公開鍵認証のみを許可します。",
