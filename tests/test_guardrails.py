@@ -312,6 +312,8 @@ def test_question_requests_fire(question):
         "ログを見落とさないようにしたい",
         "不要な権限を外す手順",
         "SIEMにログを飛ばす設定",
+        # an attempt under way, reported with the trouble it meets
+        "UI からコンテナリポジトリを消そうとしてるんですが、何回やっても失敗する。",
         # a weak way of signing in switched off: hardening
         "リモートの本番機で SSH のパスワード認証を手作業で止めたい。",
         "How do I disable password authentication for SSH?",
