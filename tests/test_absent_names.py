@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from core.retrieval.keyword import KeywordIndex
-from core.retrieval.searcher import absent_identifiers, absent_names, named_documents
+from core.retrieval.searcher import (
+    FEWER_NAMES_WEIGHT,
+    absent_identifiers,
+    absent_names,
+    named_documents,
+    names_carried,
+    prefer_named,
+)
 from core.runbook_chat import ChatConfig, ask, search_runbooks
 from core.text.loanwords import LoanwordIndex
 from core.text.tokenize import get_tokenizer
@@ -155,26 +162,38 @@ def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):
     assert a.evidence["names_found"] is True
 
 
-def test_of_two_guides_the_one_naming_more_of_the_question_s_names_comes_first(tmp_path: Path):
+def test_of_two_guides_the_one_naming_more_of_the_question_s_names_comes_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     data = tmp_path / "runbooks"
     data.mkdir()
     (data / "router-wireguard.md").write_text(
-        "# WireGuard サーバー\n\n## トンネルアドレス\n\n"
-        "WireGuard サーバーのトンネルアドレスは /24 のサブネットで設定する。クライアントごとに"
-        "アドレスを払い出すため、十分な広さのサブネットを選ぶ。\n",
+        "# WireGuard server\n\n## Tunnel address\n\n"
+        "The tunnel address of the WireGuard instance can be a /32 only for a single peer.\n",
         encoding="utf-8",
     )
     (data / "firewall-wireguard.md").write_text(
         "# Road warrior setup\n\n## Configure the instance\n\n"
-        "In OPNsense, give the WireGuard instance a tunnel address such as 10.10.10.1/24. "
-        "Do not use a /32: the peers need a subnet to reach.\n",
+        "In OPNsense, the WireGuard instance takes a subnet such as 10.10.10.1/24.\n",
         encoding="utf-8",
     )
     settings = make_settings(tmp_path / "state", data)
-    question = "OPNsense の WireGuard インスタンスのトンネルアドレス、/32 で切ってもいい？"
-    outcome = search_runbooks(settings, question, data=data)
-    named = named_documents(outcome.hits, ["OPNsense", "WireGuard"])
-    assert {h.chunk.source for h in outcome.hits if h.chunk.doc_id in named} == {
-        "firewall-wireguard.md"
+    names = ["OPNsense", "WireGuard"]
+    question = "Can the tunnel address of the OPNsense WireGuard instance be a /32?"
+    hits = search_runbooks(settings, question, data=data).hits
+    carried = names_carried(hits, names)
+    assert {h.chunk.source: carried[h.chunk.doc_id] for h in hits} == {
+        "firewall-wireguard.md": 2,
+        "router-wireguard.md": 1,
     }
-    assert outcome.hits[0].chunk.source == "firewall-wireguard.md"
+
+    def ranked(weight: float) -> list[str]:
+        # the router's page a little ahead, as the search may put it
+        for h in hits:
+            h.combined = 1.0 if h.chunk.source == "router-wireguard.md" else 0.9
+        monkeypatch.setattr("core.retrieval.searcher.FEWER_NAMES_WEIGHT", weight)
+        prefer_named(hits, names)
+        return [h.chunk.source for h in hits]
+
+    assert ranked(FEWER_NAMES_WEIGHT)[0] == "firewall-wireguard.md"
+    assert ranked(1.0)[0] == "router-wireguard.md"  # no preference: the search's order

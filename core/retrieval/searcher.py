@@ -89,6 +89,10 @@ NAVIGATION_WEIGHT = 0.5
 # of the cited passages carries the names).
 NAMED_TOP_K = 16
 NAMED_MISS_WEIGHT = 0.5
+# Of the documents carrying enough of the names, those carrying fewer than another: a mild
+# preference (``prefer_named``), as a name of the question may be its context ("which Windows
+# event log shows a Velociraptor binary run?")
+FEWER_NAMES_WEIGHT = 0.85
 # A question referring to a document by its name ("the SOC metrics note", 「障害報告の手順書」):
 # this many of its terms or more, found in one document's file name and title and in no other's
 # as many (``referred_documents``), prefer that document as NAMED_MISS_WEIGHT does.
@@ -251,21 +255,23 @@ _PATH_SEPARATORS = re.compile(r"[/\\_.\-]+")
 
 
 def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
-    """The documents among ``hits`` whose passages carry the most of ``names``, at least half:
-    a runbook that names the product is about it, in its other sections too, and of two
-    WireGuard guides the one naming OPNsense answers "OPNsense の WireGuard インスタンス". The
-    file's name is read with the passage: a vendor's page seldom repeats the product's name
-    ("Base Snapshots" of NocoDB's docs), the folder it is filed under or the file's name says it
+    """The documents among ``hits`` with passages carrying at least half of ``names``: a
+    runbook that names the product is about it, in its other sections too. The file's name is
+    read with the passage: a vendor's page seldom repeats the product's name ("Base Snapshots"
+    of NocoDB's docs), the folder it is filed under or the file's name says it
     (``nocodb/snapshots.md``, ``CrowdStrike_isolation.pdf``)."""
+    carried = names_carried(hits, names)
+    return {doc for doc, count in carried.items() if enough_names(names, names[count:])}
+
+
+def names_carried(hits: Sequence[Hit], names: list[str]) -> dict[str, int]:
+    """How many of ``names`` each document's passages among ``hits`` carry, together."""
     carried: dict[str, set[str]] = {}
     for hit in hits:
         found = carried.setdefault(hit.chunk.doc_id, set())
         if len(found) < len(names):
             found.update(n for n in names if n not in missing_in_passages([n], [hit]))
-    best = max((len(found) for found in carried.values()), default=0)
-    if not best or not enough_names(names, names[best:]):
-        return set()
-    return {doc for doc, found in carried.items() if len(found) == best}
+    return {doc: len(found) for doc, found in carried.items()}
 
 
 def missing_in_passages(names: Sequence[str], hits: Sequence[Hit]) -> list[str]:
@@ -387,10 +393,26 @@ def _standalone(name: str, text: str) -> bool:
 
 def prefer_named(hits: list[Hit], names: list[str], top_k: int = NAMED_TOP_K) -> None:
     """Re-rank the first ``top_k`` hits in place so that the documents naming what the question
-    names come first (see NAMED_MISS_WEIGHT); nothing changes when none or all of them do."""
+    names come first (see NAMED_MISS_WEIGHT); nothing changes when none or all of them do. Of
+    those, the ones naming fewer of the names than another are scaled by FEWER_NAMES_WEIGHT:
+    of two WireGuard guides, the one naming OPNsense answers "OPNsense の WireGuard
+    インスタンス", unless the other's passage stands out by more."""
     if not names or not hits:
         return
-    _documents_first(hits, named_documents(hits[:top_k], names), top_k)
+    head = hits[:top_k]
+    carried = names_carried(head, names)
+    named = {doc for doc, count in carried.items() if enough_names(names, names[count:])}
+    _documents_first(hits, named, top_k)
+    most = max((carried[doc] for doc in named), default=0)
+    fewer = {doc for doc in named if carried[doc] < most}
+    if not fewer:
+        return
+    head = hits[:top_k]
+    for hit in head:
+        if hit.chunk.doc_id in fewer:
+            hit.combined *= FEWER_NAMES_WEIGHT
+    head.sort(key=lambda h: (-h.combined, h.chunk.chunk_id))
+    hits[:top_k] = head
 
 
 def _documents_first(hits: list[Hit], documents: set[str], top_k: int) -> None:
