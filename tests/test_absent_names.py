@@ -105,6 +105,8 @@ def test_absent_names_reads_variants_katakana_and_leaves_identifiers_alone():
     # a level written with a space in the folder ("PL 2"), a word of a phrase in a file's name
     levels, tok = _index(["Move from PL 1 to PL 2 carefully."], ["lpi-japan__dns-bind.md_0"])
     assert absent_names(["PL2"], "PL2 に上げたい", levels, tok.tokenize) == []
+    glued, tok = _index(["A Lv3 incident is worse than a Lv2 one."])
+    assert absent_names(["Lv3", "Lv2"], "Lv3 と Lv2 の違いは？", glued, tok.tokenize) == []
     assert absent_names(["LPI BIND"], "the LPI BIND exercise", levels, tok.tokenize) == []
     assert absent_names(["LPI Unbound"], "LPI Unbound", levels, tok.tokenize) == ["LPI Unbound"]
     # a name is looked up by its stem, as the index keeps its words ("Analytics", "Windows")

@@ -337,13 +337,14 @@ def absent_names(
                 break
             # "Cloudflare R2" by its word; "EC2" or "S3" as it is, or as its letters beside a
             # number ("PL2" written "PL 2")
-            words = [t for t in tokens if not any(ch.isdigit() for ch in t)] or [
-                _letters_of(t) for t in tokens
-            ]
+            words = [t for t in tokens if not any(ch.isdigit() for ch in t)] or tokens
             # each word in a runbook's text or in its file's name: "LPI BIND" over
             # lpi-japan__server-text__dns-server-bind.pdf, which writes BIND
             if all(
-                keyword.knows(t) or keyword.names_a_key(squash_name(t)) for t in words
+                keyword.knows(t)
+                or keyword.knows(_letters_of(t))
+                or keyword.names_a_key(squash_name(t))
+                for t in words
             ) or keyword.names_a_key(squash_name(variant)):
                 found = True
                 break

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.text.english import STOP_WORDS, is_plain_word, same_stem_in
+from core.text.english import is_plain_word, same_stem_in
 from core.text.loanwords import MIN_KEY, katakana_words, phonetic_key, vowels_agree
 
 _TABLE = """
@@ -757,8 +757,6 @@ def proper_names(text: str) -> list[str]:
         for name in untranslated_names(text)
         if name.lower() not in words
         and name.lower() not in _CAPITALIZED_COMMON_WORDS
-        # function words: "for" of 「Defender for Cloud の…」, "AND" written for emphasis
-        and name.lower() not in STOP_WORDS
         and squash_name(_singular(name)) not in _COMMON_ABBREVIATIONS
         and not _unit_of_a_number(name, text)
     ]

@@ -297,10 +297,3 @@ def test_units_formats_and_a_product_number():
     assert missing_names(["Windows 11"], ["Windows 10 only"]) == ["Windows 11"]
     # a Windows policy object under its Japanese name
     assert missing_names(["GPO"], ["グループ ポリシー オブジェクトで設定する"]) == []
-
-
-def test_function_words_are_no_names():
-    from core.text.glossary import proper_names
-
-    assert proper_names("Defender for Cloud のアラートを連続エクスポートしたい") == ["Defender"]
-    assert proper_names("They replied to the mail AND clicked the link in Slack.") == ["Slack"]
