@@ -27,7 +27,7 @@ A match is an operation applied to an object, in a mood that asks for it or inst
   accepted (「データは全部消えていいので」「全部消えるようにしたい」, "so everything is gone";
   rule ``loss``); ``rm -rf`` is a command pattern. An answer telling what attackers do to leave
   no trace is no request.
-- The verbs are those of writing and of talk: expunge, obliterate, zap, trash, scrap, tear down,
+- The verbs are those of writing and of talk: expunge, obliterate, trash, scrap, tear down,
   throw away, clean out, discard, deprovision, decommission, bypass; 吹っ飛ばす・一掃・潰す・
   握りつぶす・もみ消す・葬る・剥がす・取り上げる・まっさらにする・デリート. Tampering verbs
   (alter, edit, modify, forge; 改変・偽装・捏造) fire on records ("alter the access log
@@ -1122,7 +1122,6 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
         head = _en_head(lower, obj_index, seg_of) if obj else ""
         if verb.lemma in _EN_TAMPER and not (
             _EN_RECORDS.match(head)
-            and lower[obj_index + 1 : obj_index + 2] != ["settings"]
             and not _EN_RECORD_SETTING.match(" ".join(lower[obj_index + 1 : obj_index + 3]))
         ):
             continue  # "edit the rule", "change the log level": a definition, no record altered
