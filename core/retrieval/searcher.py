@@ -322,8 +322,9 @@ def absent_names(
     carries in any of their usual forms (``name_variants``), inside a word (KaliLinux), in a
     katakana spelling (``loanwords``) or in its file's name (``KeywordIndex.names_a_key``):
     "certbot" or "Cloudflare R2" over a folder that never mentions them. Only
-    names standing as words of their own in ``text`` are looked up (``_FOLDER_NAME``); a name's
-    tokens with digits ("R2", "v2") are not required, its words are."""
+    names standing as words of their own in ``text`` are looked up (``_FOLDER_NAME``, and
+    acronyms joined by slashes, ``_SLASHED_ACRONYMS``); a name's tokens with digits ("R2", "v2")
+    are not required, its words are."""
     out = []
     for name in names:
         looked_up = _FOLDER_NAME.fullmatch(name) or _SLASHED_ACRONYMS.fullmatch(name)
