@@ -610,6 +610,9 @@ _JA_REQUEST = re.compile(
     r"したい|は可能|はできます|はどう))"
 )
 _JA_WISH_CONDITION = re.compile(r"^(させ)?したい(場合|とき|時|なら|ときは|方は|ユーザー)")
+_JA_ABOUT = re.compile(
+    r"^(させ)?(する|の|を)?(について|方法|手順|やり方|手段|条件|基準|タイミング)"
+)
 _JA_INSTRUCT = re.compile(
     r"^(させ)?(しろ|せよ|しなさい|してください|して下さい|してくだ|しておく|しておきます|"
     r"する|します|すること|しておくこと|を(実施|実行|行|お願い|依頼))"
@@ -858,8 +861,10 @@ def _ja_mood(tail: str, sentence_rest: str, source: str, is_item: bool) -> str |
         # 「削除するコマンドを実行したとします」: the sentence's predicate reports
         if _JA_END_REPORT.search(end):
             return None
-        # a runbook's condition (「履歴をリセットしたい場合は再起動」) instructs what follows it
-        if source == "answer" and _JA_WISH_CONDITION.match(tail):
+        # a runbook's condition (「履歴をリセットしたい場合は再起動」) instructs what follows it,
+        # and what a section is about (「WIP ページの自動削除について」「削除する手順」) instructs
+        # nothing by itself
+        if source == "answer" and (_JA_WISH_CONDITION.match(tail) or _JA_ABOUT.match(tail)):
             return None
         return "request"
     if _JA_REPORT.match(tail):

@@ -460,8 +460,10 @@ def test_answer_instructions_fire(answer):
         # a word of an identifier: a rule type, a flag, a function's name
         "- DROP_DATA | Drop rule NRQL: SELECT * FROM MyEvent WHERE foo = bar",
         "Set `allow_delete_all` only on the staging cluster.",
-        # what cannot be done
+        # what cannot be done, and what a section is about
         "既存のテーブルを簡単に削除することはできません。",
+        "中身のない新規 WIP ページの自動削除について",
+        "ログを削除する手順は次の節で説明します。",
         # a condition the step follows, and logging in is no log
         "・`RMS offset` の履歴をリセットしたい場合は Chrony を再起動",
         "パスワードでのログインを無効化し、公開鍵認証のみを許可します。",
