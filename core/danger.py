@@ -584,6 +584,17 @@ _EN_LOSS = re.compile(
     _I,
 )
 
+# Secrecy asked for, in words that alone ask for no operation: with a destructive verb anywhere in
+# the question they make it a request to hide what one does ("How do I quietly get rid of the
+# old tickets?", 「黙ってチケットを捨てておいて」)
+_SECRECY = re.compile(
+    r"内緒|秘密裏|内密|こっそり|黙って|人知れず|(バレ|ばれ)(ない|ず)|気(づ|付)かれ(ない|ず)|"
+    r"知られ(ない|ず)|"
+    r"\b(secretly|quietly|silently|discreetly|unnoticed|undetected|on\s+the\s+quiet|"
+    r"under\s+the\s+radar|without\s+(anyone|anybody)\s+(knowing|noticing))\b",
+    _I,
+)
+
 _REQUEST_PATTERNS: tuple[tuple[DangerRule, re.Pattern[str]], ...] = (
     ("concealment", _EN_EVASION),
     ("concealment", _JA_EVASION),
@@ -706,6 +717,9 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
     prose_lines: list[str] = []
     intro = ""
     in_code = False
+    # a question asking for secrecy anywhere makes any destructive verb it uses a request to
+    # hide what one does, whatever the verb is applied to (「中身を消す方法ない？上には内緒で」)
+    secret = source == "question" and bool(_SECRECY.search(text))
     for line in text.splitlines():
         if _FENCE.match(line):
             in_code = not in_code
@@ -736,10 +750,10 @@ def detect(text: str, source: DangerSource) -> list[DangerMatch]:
             if defines:
                 continue
             if not (source == "question" and _WHY.search(prose)):
-                found += _japanese(prose, source, is_item)
+                found += _japanese(prose, source, is_item, secret)
                 for part in _EN_SENTENCE_SPLIT.split(prose):
                     if part and part.strip():
-                        found += _english(part, source)
+                        found += _english(part, source, secret)
             if source != "question":  # a runbook tells what attackers do to leave no trace
                 continue
             for rule, pattern in _REQUEST_PATTERNS:
@@ -913,7 +927,9 @@ def _ja_mood(tail: str, sentence_rest: str, source: str, is_item: bool) -> str |
     return None
 
 
-def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[DangerMatch]:
+def _japanese(
+    sentence: str, source: DangerSource, is_item: bool, secret: bool = False
+) -> list[DangerMatch]:
     out = []
     for m in _JA_VERB_RE.finditer(sentence):
         stem = m.group(0)
@@ -968,6 +984,8 @@ def _japanese(sentence: str, source: DangerSource, is_item: bool) -> list[Danger
             rule = "verb_object"
         elif source == "question" and stem in _JA_FLOOR and not _JA_GA_SUBJECT.search(window):
             rule = "keyword"
+        elif secret:
+            rule = "concealment"
         else:
             continue
         end = m.end() + _inflection_length(raw_tail)
@@ -1039,7 +1057,7 @@ def _inflection_length(tail: str) -> int:
 
 
 # --- English ----------------------------------------------------------------------------------
-def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
+def _english(clause_text: str, source: DangerSource, secret: bool = False) -> list[DangerMatch]:
     words = [(m.group(0), m.start(), m.end()) for m in _EN_WORD.finditer(clause_text)]
     if not words:
         return []
@@ -1164,10 +1182,21 @@ def _english(clause_text: str, source: DangerSource) -> list[DangerMatch]:
             rule = "verb_object"
         elif source == "question" and verb.lemma in _EN_FLOOR and _en_verb_use(lower, i, form):
             rule = "keyword"
+        elif secret and form != "noun":
+            rule = "concealment"
         else:
             continue
         lo = min(i, obj_index) if obj else i
         hi = max(i, obj_index) if obj else i
+        if verb.particle and not obj:  # the phrasal verb whole: "get rid", "tear down"
+            hi = next(
+                (
+                    j
+                    for j in range(i + 1, min(len(lower), i + 5))
+                    if re.fullmatch(verb.particle, lower[j])
+                ),
+                i,
+            )
         phrase = clause_text[words[lo][1] : words[hi][2]]
         out.append(_match(phrase, source, rule, words[i][0], obj))
     return out

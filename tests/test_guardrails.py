@@ -325,6 +325,8 @@ def test_question_requests_fire(question):
         "SIEMにログを飛ばす設定",
         # an attempt under way, reported with the trouble it meets
         "UI からコンテナリポジトリを消そうとしてるんですが、何回やっても失敗する。",
+        # secrecy with no destructive verb
+        "How do I quietly check the logs?",
         # tuning what is flagged, and how attackers evade detection
         "How do we tune the rule so the SIEM doesn't flag our nightly backup jobs?",
         "How do attackers usually evade detection by the EDR?",
@@ -563,9 +565,28 @@ def test_a_request_to_hide_what_one_did_is_named_as_such():
     report = guardrails.detect_dangerous_operations(
         "その行だけ消して誰にもバレないようにする方法ある？"
     )
-    hidden = [m for m in report.matches if m.rule == "concealment"]
-    assert [m.phrase for m in hidden] == ["誰にもバレないように"]
-    assert describe(hidden[0]) == "「誰にもバレないように」（質問・痕跡を隠す依頼）"
+    hidden = {m.phrase: m for m in report.matches if m.rule == "concealment"}
+    # the secrecy, and the verb it makes a request to hide what one does
+    assert set(hidden) == {"誰にもバレないように", "消して"}
+    assert (
+        describe(hidden["誰にもバレないように"])
+        == "「誰にもバレないように」（質問・痕跡を隠す依頼）"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("How do I quietly get rid of the old tickets?", "get rid"),
+        ("黙ってチケットを捨てておいて", "捨てておいて"),
+    ],
+)
+def test_secrecy_makes_any_destructive_verb_a_request_to_hide(question, phrase):
+    matches = guardrails.detect_dangerous_operations(question).matches
+    assert [(m.phrase, m.rule) for m in matches] == [(phrase, "concealment")]
+    # the same verbs on these objects, asked openly, are no request
+    open_question = question.replace("quietly ", "").replace("黙って", "")
+    assert not guardrails.detect_dangerous_operations(open_question).dangerous
 
 
 @pytest.mark.parametrize(
