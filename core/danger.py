@@ -26,7 +26,9 @@ A match is an operation applied to an object, in a mood that asks for it or inst
   it", "make the tickets disappear", 「自分の操作を監査対象から除外」), and a loss asked for or
   accepted (「データは全部消えていいので」「全部消えるようにしたい」, "so everything is gone";
   rule ``loss``); ``rm -rf`` is a command pattern. An answer telling what attackers do to leave
-  no trace is no request.
+  no trace is no request. A question asking for secrecy in words that alone ask for nothing
+  (内緒, こっそり, 黙って, quietly, secretly, undetected: ``_SECRECY``) makes any destructive verb
+  it uses a ``concealment`` match, whatever its object.
 - The verbs are those of writing and of talk: expunge, obliterate, trash, scrap, tear down,
   throw away, clean out, discard, deprovision, decommission, bypass; 吹っ飛ばす・一掃・潰す・
   握りつぶす・もみ消す・葬る・剥がす・取り上げる・まっさらにする・デリート. Tampering verbs
