@@ -167,19 +167,15 @@ def test_a_vendor_page_is_named_by_its_folder(tmp_path: Path):
 def test_of_two_guides_the_one_naming_more_of_the_question_s_names_comes_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    data = tmp_path / "runbooks"
-    data.mkdir()
-    (data / "router-wireguard.md").write_text(
-        "# WireGuard server\n\n## Tunnel address\n\n"
-        "The tunnel address of the WireGuard instance can be a /32 only for a single peer.\n",
-        encoding="utf-8",
+    settings, data = indexed_runbooks(
+        tmp_path,
+        {
+            "router-wireguard.md": "# WireGuard server\n\n## Tunnel address\n\n"
+            "The tunnel address of the WireGuard instance can be a /32 only for a single peer.\n",
+            "firewall-wireguard.md": "# Road warrior setup\n\n## Configure the instance\n\n"
+            "In OPNsense, the WireGuard instance takes a subnet such as 10.10.10.1/24.\n",
+        },
     )
-    (data / "firewall-wireguard.md").write_text(
-        "# Road warrior setup\n\n## Configure the instance\n\n"
-        "In OPNsense, the WireGuard instance takes a subnet such as 10.10.10.1/24.\n",
-        encoding="utf-8",
-    )
-    settings = make_settings(tmp_path / "state", data)
     names = ["OPNsense", "WireGuard"]
     question = "Can the tunnel address of the OPNsense WireGuard instance be a /32?"
     hits = search_runbooks(settings, question, data=data).hits
