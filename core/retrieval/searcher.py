@@ -260,8 +260,7 @@ def named_documents(hits: Sequence[Hit], names: list[str]) -> set[str]:
     read with the passage: a vendor's page seldom repeats the product's name ("Base Snapshots"
     of NocoDB's docs), the folder it is filed under or the file's name says it
     (``nocodb/snapshots.md``, ``CrowdStrike_isolation.pdf``)."""
-    carried = names_carried(hits, names)
-    return {doc for doc, count in carried.items() if enough_names(names, names[count:])}
+    return _enough(names_carried(hits, names), names)
 
 
 def names_carried(hits: Sequence[Hit], names: list[str]) -> dict[str, int]:
@@ -270,8 +269,14 @@ def names_carried(hits: Sequence[Hit], names: list[str]) -> dict[str, int]:
     for hit in hits:
         found = carried.setdefault(hit.chunk.doc_id, set())
         if len(found) < len(names):
-            found.update(n for n in names if n not in missing_in_passages([n], [hit]))
+            missing = missing_in_passages(names, [hit])
+            found.update(n for n in names if n not in missing)
     return {doc: len(found) for doc, found in carried.items()}
+
+
+def _enough(carried: dict[str, int], names: list[str]) -> set[str]:
+    """The documents of ``carried`` carrying at least half of ``names`` (``enough_names``)."""
+    return {doc for doc, count in carried.items() if enough_names(names, names[count:])}
 
 
 def missing_in_passages(names: Sequence[str], hits: Sequence[Hit]) -> list[str]:
@@ -401,20 +406,13 @@ def prefer_named(hits: list[Hit], names: list[str], top_k: int = NAMED_TOP_K) ->
     インスタンス", unless the other's passage stands out by more."""
     if not names or not hits:
         return
-    head = hits[:top_k]
-    carried = names_carried(head, names)
-    named = {doc for doc, count in carried.items() if enough_names(names, names[count:])}
+    carried = names_carried(hits[:top_k], names)
+    named = _enough(carried, names)
     _documents_first(hits, named, top_k)
     most = max((carried[doc] for doc in named), default=0)
     fewer = {doc for doc in named if carried[doc] < most}
-    if not fewer:
-        return
-    head = hits[:top_k]
-    for hit in head:
-        if hit.chunk.doc_id in fewer:
-            hit.combined *= FEWER_NAMES_WEIGHT
-    head.sort(key=lambda h: (-h.combined, h.chunk.chunk_id))
-    hits[:top_k] = head
+    if fewer:
+        _scale_documents(hits, fewer, top_k, FEWER_NAMES_WEIGHT)
 
 
 def _documents_first(hits: list[Hit], documents: set[str], top_k: int) -> None:
@@ -423,9 +421,16 @@ def _documents_first(hits: list[Hit], documents: set[str], top_k: int) -> None:
     head = hits[:top_k]
     if not documents or all(h.chunk.doc_id in documents for h in head):
         return
+    others = {h.chunk.doc_id for h in head} - documents
+    _scale_documents(hits, others, top_k, NAMED_MISS_WEIGHT)
+
+
+def _scale_documents(hits: list[Hit], documents: set[str], top_k: int, weight: float) -> None:
+    """Scale the first ``top_k`` hits of ``documents`` by ``weight`` and re-sort them in place."""
+    head = hits[:top_k]
     for hit in head:
-        if hit.chunk.doc_id not in documents:
-            hit.combined *= NAMED_MISS_WEIGHT
+        if hit.chunk.doc_id in documents:
+            hit.combined *= weight
     head.sort(key=lambda h: (-h.combined, h.chunk.chunk_id))
     hits[:top_k] = head
 
